@@ -1,0 +1,15 @@
+#pragma once
+// Small helpers shared by the subcommands.
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace kvscope::cli {
+
+// True when stderr is a terminal: progress lines are printed only then.
+bool stderr_is_terminal();
+
+// Prints "kvscope-cli: <message>" to stderr.
+void print_error(std::string_view message);
+
+}  // namespace kvscope::cli

@@ -1,0 +1,268 @@
+#include "io/policy_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "kvscope_version.hpp"
+#include "util/atomic_write.hpp"
+
+namespace kvscope {
+namespace {
+
+// One top-level entry of a config document, whatever the syntax it came from.
+struct entry {
+  std::string key;
+  std::variant<double, std::string, std::monostate> value;  // monostate: some other type
+  std::string type_name;  // for messages when the type is wrong
+  bool is_table = false;
+  int line = 0;           // 0 when the syntax cannot tell
+};
+
+std::string located(std::string_view source, int line, std::string_view what) {
+  std::string out(source);
+  if (line > 0) {
+    out += ':';
+    out += std::to_string(line);
+  }
+  out += ": ";
+  out += what;
+  return out;
+}
+
+// Builds the config from the entries; every problem names its key.
+expected<policy_config, std::string> decode(const std::vector<entry>& entries,
+                                            std::string_view source) {
+  policy_config config;
+  struct float_field {
+    std::string_view name;
+    float policy_config::*member;
+  };
+  constexpr float_field float_fields[] = {
+      {"q8_threshold", &policy_config::q8_threshold},
+      {"q4_threshold", &policy_config::q4_threshold},
+      {"hysteresis", &policy_config::hysteresis},
+      {"ewma_alpha", &policy_config::ewma_alpha},
+  };
+  for (const entry& e : entries) {
+    if (e.key == "provenance") {
+      if (!e.is_table) {
+        return unexpected{located(source, e.line, "'provenance' must be an object/table, got " +
+                                                      e.type_name)};
+      }
+      continue;
+    }
+    const auto field = std::find_if(std::begin(float_fields), std::end(float_fields),
+                                    [&](const float_field& f) { return f.name == e.key; });
+    if (field != std::end(float_fields)) {
+      const double* number = std::get_if<double>(&e.value);
+      if (!number) {
+        return unexpected{
+            located(source, e.line, "'" + e.key + "' must be a number, got " + e.type_name)};
+      }
+      config.*(field->member) = static_cast<float>(*number);
+      continue;
+    }
+    if (e.key == "min_level" || e.key == "max_level") {
+      const std::string* text = std::get_if<std::string>(&e.value);
+      if (!text) {
+        return unexpected{located(source, e.line,
+                                  "'" + e.key + "' must be a level tag string, got " + e.type_name)};
+      }
+      const auto level = parse_precision(*text);
+      if (!level) {
+        return unexpected{located(source, e.line,
+                                  "'" + e.key + "': unknown level '" + *text +
+                                      "' (expected fp16, q8, fp8 or q4)")};
+      }
+      (e.key == "min_level" ? config.min_level : config.max_level) = *level;
+      continue;
+    }
+    return unexpected{located(source, e.line, "unknown key '" + e.key + "'")};
+  }
+  if (auto reason = validate(config)) {
+    return unexpected{located(source, 0, invalid_policy_message(*reason))};
+  }
+  return config;
+}
+
+// JSON values carry no positions in nlohmann::json: find the key's line by its first quoted
+// occurrence, which is exact for the flat documents this format allows.
+int json_key_line(std::string_view text, const std::string& key) {
+  const auto pos = text.find("\"" + key + "\"");
+  if (pos == std::string_view::npos) return 0;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
+}
+
+expected<std::vector<entry>, std::string> json_entries(std::string_view text,
+                                                       std::string_view source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    const auto byte = std::min<std::size_t>(e.byte, text.size());
+    const auto before = text.substr(0, byte > 0 ? byte - 1 : 0);
+    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." → tail
+    if (const auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
+    return unexpected{located(source, line, "invalid JSON: " + what)};
+  }
+  if (!doc.is_object()) {
+    return unexpected{located(source, 1, std::string("expected a JSON object, got ") +
+                                             doc.type_name())};
+  }
+  std::vector<entry> entries;
+  for (const auto& [key, value] : doc.items()) {
+    entry e{key, std::monostate{}, value.type_name(), value.is_object(), json_key_line(text, key)};
+    if (value.is_number()) e.value = value.get<double>();
+    if (value.is_string()) e.value = value.get<std::string>();
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+std::string toml_type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table: return "table";
+    case toml::node_type::array: return "array";
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    case toml::node_type::date: return "date";
+    case toml::node_type::time: return "time";
+    case toml::node_type::date_time: return "date-time";
+    default: return "nothing";
+  }
+}
+
+expected<std::vector<entry>, std::string> toml_entries(std::string_view text,
+                                                       std::string_view source) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    return unexpected{located(source, static_cast<int>(e.source().begin.line),
+                              "invalid TOML: " + std::string(e.description()))};
+  }
+  std::vector<entry> entries;
+  for (const auto& [key, node] : doc) {
+    entry e{std::string(key.str()), std::monostate{}, toml_type_name(node), node.is_table(),
+            static_cast<int>(node.source().begin.line)};
+    if (auto v = node.as_floating_point()) e.value = v->get();
+    if (auto v = node.as_integer()) e.value = static_cast<double>(v->get());
+    if (auto v = node.as_string()) e.value = v->get();
+    entries.push_back(std::move(e));
+  }
+  // toml::table iterates in key order; report the first problem by position in the file.
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const entry& a, const entry& b) { return a.line < b.line; });
+  return entries;
+}
+
+// The double whose shortest text is the float's shortest text, so writers print "0.8".
+double pretty(float value) { return std::strtod(format_float(value).c_str(), nullptr); }
+
+}  // namespace
+
+std::optional<config_format> config_format_from_path(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".json") return config_format::json;
+  if (ext == ".toml") return config_format::toml;
+  return std::nullopt;
+}
+
+expected<policy_config, std::string> parse_policy_config(std::string_view text,
+                                                         config_format format,
+                                                         std::string_view source_name) {
+  auto entries = format == config_format::json ? json_entries(text, source_name)
+                                               : toml_entries(text, source_name);
+  if (!entries) return unexpected{entries.error()};
+  return decode(*entries, source_name);
+}
+
+expected<policy_config, std::string> read_policy_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return unexpected{path.string() + ": cannot open file"};
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) return unexpected{path.string() + ": read failed"};
+
+  auto format = config_format_from_path(path);
+  if (!format) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    format = first != std::string::npos && text[first] == '{' ? config_format::json
+                                                               : config_format::toml;
+  }
+  return parse_policy_config(text, *format, path.string());
+}
+
+std::string serialize_policy_config(const policy_config& c, config_format format,
+                                    const policy_provenance* provenance) {
+  const std::string tool_version =
+      provenance && !provenance->tool_version.empty() ? provenance->tool_version : version_string;
+  if (format == config_format::json) {
+    nlohmann::ordered_json doc;
+    doc["q8_threshold"] = pretty(c.q8_threshold);
+    doc["q4_threshold"] = pretty(c.q4_threshold);
+    doc["hysteresis"] = pretty(c.hysteresis);
+    doc["ewma_alpha"] = pretty(c.ewma_alpha);
+    doc["min_level"] = std::string(tag(c.min_level));
+    doc["max_level"] = std::string(tag(c.max_level));
+    if (provenance) {
+      auto& p = doc["provenance"];
+      p["tool"] = "kvscope";
+      p["tool_version"] = tool_version;
+      p["load"] = provenance->load;
+      p["model"] = provenance->model;
+      p["budget_bytes"] = provenance->budget_bytes;
+      p["metrics"] = nlohmann::ordered_json::object();
+      for (const auto& [name, value] : provenance->metrics) p["metrics"][name] = value;
+    }
+    return doc.dump(2) + "\n";
+  }
+  toml::table doc{
+      {"q8_threshold", pretty(c.q8_threshold)}, {"q4_threshold", pretty(c.q4_threshold)},
+      {"hysteresis", pretty(c.hysteresis)},     {"ewma_alpha", pretty(c.ewma_alpha)},
+      {"min_level", std::string(tag(c.min_level))},
+      {"max_level", std::string(tag(c.max_level))},
+  };
+  std::ostringstream out;
+  // toml::table sorts keys; write the policy fields in the documented order by hand.
+  for (const char* key :
+       {"q8_threshold", "q4_threshold", "hysteresis", "ewma_alpha", "min_level", "max_level"}) {
+    out << key << " = ";
+    doc.get(key)->visit([&out](const auto& value) { out << value; });
+    out << "\n";
+  }
+  if (provenance) {
+    toml::table metrics;
+    for (const auto& [name, value] : provenance->metrics) metrics.insert_or_assign(name, value);
+    toml::table p{{"tool", "kvscope"},
+                  {"tool_version", tool_version},
+                  {"load", provenance->load},
+                  {"model", provenance->model},
+                  {"budget_bytes", static_cast<std::int64_t>(provenance->budget_bytes)},
+                  {"metrics", std::move(metrics)}};
+    out << "\n" << toml::table{{"provenance", std::move(p)}} << "\n";
+  }
+  return out.str();
+}
+
+expected<void, std::string> write_policy_config(const std::filesystem::path& path,
+                                                const policy_config& config,
+                                                const policy_provenance* provenance) {
+  const auto format = config_format_from_path(path).value_or(config_format::json);
+  return write_file_atomically(path, serialize_policy_config(config, format, provenance));
+}
+
+}  // namespace kvscope

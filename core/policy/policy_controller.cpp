@@ -1,0 +1,91 @@
+#include "policy/policy_controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace kvscope {
+namespace {
+
+constexpr double no_sample = std::numeric_limits<double>::quiet_NaN();
+
+precision clamp_level(precision p, precision lo, precision hi) {
+  return precision_from_ordinal(std::clamp(ordinal(p), ordinal(lo), ordinal(hi)));
+}
+
+}  // namespace
+
+policy_controller::policy_controller(const policy_config& config)
+    : config_(config), ewma_(no_sample), level_(config.min_level) {
+  if (auto reason = validate(config)) throw std::invalid_argument(invalid_policy_message(*reason));
+}
+
+precision policy_controller::decide(precision current, double ewma) const noexcept {
+  const double q8 = static_cast<double>(config_.q8_threshold);
+  const double q4 = static_cast<double>(config_.q4_threshold);
+  const double h = static_cast<double>(config_.hysteresis);
+
+  const precision raw = ewma >= q4 ? precision::q4 : ewma >= q8 ? precision::q8 : precision::fp16;
+  precision target = raw;
+  if (current == precision::q4 && (raw == precision::q8 || raw == precision::fp16)) {
+    target = ewma < q4 - h ? raw : precision::q4;
+  } else if (current == precision::q8 && raw == precision::fp16) {
+    target = ewma < q8 - h ? precision::fp16 : precision::q8;
+  }
+  return clamp_level(target, config_.min_level, config_.max_level);
+}
+
+expected<precision, observe_error> policy_controller::observe(double pressure) noexcept {
+  if (!std::isfinite(pressure)) return unexpected{observe_error::non_finite_pressure};
+  const double p = std::clamp(pressure, 0.0, 1.0);
+  const double a = static_cast<double>(config_.ewma_alpha);
+
+  double previous = ewma_.load(std::memory_order_relaxed);
+  double next;
+  do {
+    next = std::isnan(previous) ? p : a * p + (1.0 - a) * previous;
+  } while (!ewma_.compare_exchange_weak(previous, next, std::memory_order_acq_rel,
+                                        std::memory_order_relaxed));
+  samples_.fetch_add(1, std::memory_order_acq_rel);
+
+  precision current = level_.load(std::memory_order_acquire);
+  for (;;) {
+    const precision target = decide(current, next);
+    if (target == current) return target;
+    if (level_.compare_exchange_weak(current, target, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+      auto& counter = ordinal(target) > ordinal(current) ? upgrades_ : downgrades_;
+      counter.fetch_add(1, std::memory_order_acq_rel);
+      return target;
+    }
+  }
+}
+
+void policy_controller::reset() noexcept {
+  ewma_.store(no_sample, std::memory_order_release);
+  samples_.store(0, std::memory_order_release);
+  upgrades_.store(0, std::memory_order_release);
+  downgrades_.store(0, std::memory_order_release);
+  level_.store(config_.min_level, std::memory_order_release);
+}
+
+expected<void, std::string> policy_controller::reconfigure(const policy_config& config) {
+  if (auto reason = validate(config)) return unexpected{*reason};
+  config_ = config;
+  level_.store(clamp_level(level_.load(std::memory_order_acquire), config.min_level,
+                           config.max_level),
+               std::memory_order_release);
+  return {};
+}
+
+double policy_controller::ewma() const noexcept {
+  const double e = ewma_.load(std::memory_order_acquire);
+  return std::isnan(e) ? 0.0 : e;
+}
+
+policy_state policy_controller::state() const noexcept {
+  return {level(), ewma(), samples(), upgrades(), downgrades()};
+}
+
+}  // namespace kvscope

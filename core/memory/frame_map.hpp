@@ -1,0 +1,45 @@
+#pragma once
+// What the block map draws: every frame of the pool and the blocks it holds, as plain values.
+// A frame is the memory of one fp16 block; it holds 1 fp16 block, 2 eight-bit (q8/fp8) blocks
+// or 4 q4 blocks (DESIGN.md §3). Shared by the pool (which fills it) and the UI (which draws it).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "policy/level.hpp"
+
+namespace kvscope {
+
+using sequence_id = std::int32_t;
+inline constexpr sequence_id no_sequence = -1;
+
+struct block_slot {
+  sequence_id owner = no_sequence;  // first owner when shared; no_sequence when free
+  std::int32_t logical_index = -1;  // position in the owner's block table
+  std::uint16_t fill = 0;           // tokens written, 0..block_size
+  std::uint16_t refcount = 0;       // 0 = free (or cached, see below); >1 = shared prefix
+  bool cached = false;              // freed, but kept for prefix-cache hits (LRU)
+
+  friend bool operator==(const block_slot&, const block_slot&) = default;
+};
+
+struct frame_info {
+  precision tier = precision::fp16;  // how the frame is split; fp16 for an unsplit free frame
+  std::uint8_t slot_count = 1;       // 1 (fp16), 2 (q8/fp8) or 4 (q4)
+  std::array<block_slot, 4> slots{};  // slots[0 .. slot_count)
+
+  bool is_free() const {
+    for (int i = 0; i < slot_count; ++i) {
+      if (slots[i].refcount != 0 || slots[i].cached) return false;
+    }
+    return true;
+  }
+  friend bool operator==(const frame_info&, const frame_info&) = default;
+};
+
+struct frame_map {
+  std::uint32_t block_size = 16;  // tokens per block
+  std::vector<frame_info> frames;
+};
+
+}  // namespace kvscope

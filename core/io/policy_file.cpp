@@ -1,8 +1,10 @@
 #include "io/policy_file.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -168,6 +170,36 @@ expected<std::vector<entry>, std::string> toml_entries(std::string_view text,
   return entries;
 }
 
+// TOML floats need a decimal point or exponent; to_chars gives the shortest exact text.
+std::string toml_float(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  std::string text(buf, ec == std::errc{} ? end : buf);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+// A TOML basic string: double quotes, with backslash escapes for quotes and control characters.
+std::string toml_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04X", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
 // The double whose shortest text is the float's shortest text, so writers print "0.8".
 double pretty(float value) { return std::strtod(format_float(value).c_str(), nullptr); }
 
@@ -230,30 +262,25 @@ std::string serialize_policy_config(const policy_config& c, config_format format
     }
     return doc.dump(2) + "\n";
   }
-  toml::table doc{
-      {"q8_threshold", pretty(c.q8_threshold)}, {"q4_threshold", pretty(c.q4_threshold)},
-      {"hysteresis", pretty(c.hysteresis)},     {"ewma_alpha", pretty(c.ewma_alpha)},
-      {"min_level", std::string(tag(c.min_level))},
-      {"max_level", std::string(tag(c.max_level))},
-  };
+  // Written by hand: toml++ prints doubles with 17 digits, and the order should be the documented one.
   std::ostringstream out;
-  // toml::table sorts keys; write the policy fields in the documented order by hand.
-  for (const char* key :
-       {"q8_threshold", "q4_threshold", "hysteresis", "ewma_alpha", "min_level", "max_level"}) {
-    out << key << " = ";
-    doc.get(key)->visit([&out](const auto& value) { out << value; });
-    out << "\n";
-  }
+  out << "q8_threshold = " << toml_float(pretty(c.q8_threshold)) << "\n"
+      << "q4_threshold = " << toml_float(pretty(c.q4_threshold)) << "\n"
+      << "hysteresis = " << toml_float(pretty(c.hysteresis)) << "\n"
+      << "ewma_alpha = " << toml_float(pretty(c.ewma_alpha)) << "\n"
+      << "min_level = " << toml_string(tag(c.min_level)) << "\n"
+      << "max_level = " << toml_string(tag(c.max_level)) << "\n";
   if (provenance) {
-    toml::table metrics;
-    for (const auto& [name, value] : provenance->metrics) metrics.insert_or_assign(name, value);
-    toml::table p{{"tool", "kvscope"},
-                  {"tool_version", tool_version},
-                  {"load", provenance->load},
-                  {"model", provenance->model},
-                  {"budget_bytes", static_cast<std::int64_t>(provenance->budget_bytes)},
-                  {"metrics", std::move(metrics)}};
-    out << "\n" << toml::table{{"provenance", std::move(p)}} << "\n";
+    out << "\n[provenance]\n"
+        << "tool = " << toml_string("kvscope") << "\n"
+        << "tool_version = " << toml_string(tool_version) << "\n"
+        << "load = " << toml_string(provenance->load) << "\n"
+        << "model = " << toml_string(provenance->model) << "\n"
+        << "budget_bytes = " << provenance->budget_bytes << "\n"
+        << "\n[provenance.metrics]\n";
+    for (const auto& [name, value] : provenance->metrics) {
+      out << toml_string(name) << " = " << toml_float(value) << "\n";
+    }
   }
   return out.str();
 }

@@ -1,0 +1,40 @@
+#pragma once
+// What the engine records after every step (DESIGN.md §5), named as vLLM names them where it
+// has a name. Plain values: the GUI plots them, the CLI writes them as CSV.
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "policy/level.hpp"
+
+namespace kvscope {
+
+struct step_metrics {
+  std::uint64_t step = 0;
+  double sim_time_s = 0;            // simulated clock after the step
+  double kv_cache_usage_perc = 0;   // raw pressure: bytes in use / budget, in [0, 1]
+  double pressure_ewma = 0;         // the policy's smoothed pressure after observing it
+  precision level = precision::fp16;  // the policy's level after the step
+
+  // Bytes in use per precision level (payload only), quantization scales, and free bytes.
+  // Sum of all = budget.
+  std::array<std::uint64_t, 4> bytes_per_level{};  // indexed by ordinal(precision)
+  std::uint64_t scale_bytes = 0;
+  std::uint64_t free_bytes = 0;
+
+  std::uint32_t num_requests_running = 0;
+  std::uint32_t num_requests_waiting = 0;
+  std::uint64_t num_preemptions_total = 0;
+  std::uint64_t level_transitions_total = 0;
+  std::uint64_t prefix_cache_hits = 0;     // cumulative, in blocks
+  std::uint64_t prefix_cache_queries = 0;  // cumulative, in blocks
+  std::uint32_t decode_tokens = 0;         // tokens decoded in this step
+  std::uint32_t prefill_tokens = 0;        // prompt tokens processed in this step
+  std::uint64_t requests_finished_total = 0;
+
+  // Measured quality per level, NaN where not sampled (accounting mode or level unused).
+  std::array<double, 4> quant_rel_rmse{NAN, NAN, NAN, NAN};
+  std::array<double, 4> attention_rel_l2{NAN, NAN, NAN, NAN};
+};
+
+}  // namespace kvscope

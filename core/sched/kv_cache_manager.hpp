@@ -1,0 +1,38 @@
+#pragma once
+// What the scheduler asks of memory, as vLLM's KVCacheManager: reuse cached prefix blocks,
+// make room for new tokens (all or nothing), free a sequence. Implemented over the paged pool
+// and the prefix cache; the scheduler never sees frames, tiers or hashes.
+#include <cstdint>
+
+#include "load/request.hpp"
+#include "memory/frame_map.hpp"
+
+namespace kvscope {
+
+class kv_cache_manager {
+ public:
+  virtual ~kv_cache_manager() = default;
+
+  // Registers `seq` for request `r` and shares the longest run of cached full prompt blocks
+  // (prefix cache hits). Returns the prompt tokens those blocks cover (a multiple of the block
+  // size, and always < prompt tokens so that the last token is computed).
+  virtual std::uint32_t begin_sequence(sequence_id seq, const request& r,
+                                       std::uint32_t prompt_tokens) = 0;
+
+  // Grows `seq` to hold `total_tokens` tokens. All or nothing: false when the pool cannot supply
+  // the blocks even after evicting cached ones; the sequence is then unchanged.
+  virtual bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) = 0;
+
+  // Frees every block of `seq` (full blocks stay cached for prefix hits, LRU, last block first).
+  virtual void end_sequence(sequence_id seq) = 0;
+
+  // True when `tokens` more tokens fit while keeping `reserve_frames` frames free (admission).
+  virtual bool can_admit(std::uint32_t tokens, std::uint32_t reserve_frames) const = 0;
+
+  // True when `tokens` tokens could fit in an otherwise empty pool (else: reject, never loop).
+  virtual bool could_ever_fit(std::uint32_t tokens) const = 0;
+
+  virtual std::uint32_t total_frames() const = 0;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,118 @@
+#include "sched/scheduler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvscope {
+
+scheduler::scheduler(const scheduler_config& config, kv_cache_manager& kv)
+    : config_(config), kv_(kv) {}
+
+void scheduler::enqueue(const request& r) {
+  sequence_state s;
+  s.id = next_id_++;
+  s.req = r;
+  s.req.prompt_tokens = std::max<std::uint32_t>(r.prompt_tokens, 1);  // a step computes >= 1 token
+  s.prefill_target = s.req.prompt_tokens;
+  waiting_.push_back(std::move(s));
+}
+
+void scheduler::preempt_last() {
+  sequence_state s = std::move(running_.back());
+  running_.pop_back();
+  kv_.end_sequence(s.id);
+  s.computed_tokens = 0;
+  s.scheduled_tokens = 0;
+  s.prefill_target = s.req.prompt_tokens + s.generated_tokens;
+  waiting_.push_front(std::move(s));
+  ++preemptions_total_;
+}
+
+// Grows running_[index] by `tokens`, preempting from the back until it fits. False when the
+// sequence itself had to be preempted.
+bool scheduler::grow(std::size_t index, std::uint32_t tokens) {
+  for (;;) {
+    auto& s = running_[index];
+    if (kv_.allocate_slots(s.id, s.computed_tokens + tokens)) return true;
+    const bool self = running_.size() - 1 == index;
+    preempt_last();
+    if (self) return false;
+  }
+}
+
+void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
+  const auto reserve =
+      static_cast<std::uint32_t>(std::ceil(config_.watermark * kv_.total_frames()));
+  while (!waiting_.empty() && running_.size() < config_.max_num_seqs && budget > 0) {
+    sequence_state& s = waiting_.front();
+    const std::uint32_t target = s.prefill_target;
+    // The most KV this request will ever hold: prompt plus every output but the last.
+    const std::uint32_t peak = s.req.prompt_tokens + std::max<std::uint32_t>(s.req.output_tokens, 1) - 1;
+    if (!kv_.could_ever_fit(peak)) {
+      rejected_.push_back({s.req.id, "needs " + std::to_string(peak) +
+                                         " tokens of KV cache, more than the whole pool holds"});
+      waiting_.pop_front();
+      continue;
+    }
+    const std::uint32_t hits = kv_.begin_sequence(s.id, s.req, target);
+    const std::uint32_t chunk = std::min(target - hits, budget);
+    if (!kv_.can_admit(target - hits, reserve) || !kv_.allocate_slots(s.id, hits + chunk)) {
+      kv_.end_sequence(s.id);  // give the shared prefix back; FCFS: nobody overtakes the head
+      break;
+    }
+    s.computed_tokens = hits;
+    s.prefix_hit_tokens = hits;
+    prefix_hit_tokens_ += hits;
+    s.scheduled_tokens = chunk;
+    budget -= chunk;
+    running_.push_back(std::move(s));
+    waiting_.pop_front();
+    ++plan.admitted;
+  }
+}
+
+step_plan scheduler::step() {
+  step_plan plan;
+  std::uint32_t budget = config_.max_num_batched_tokens;
+  const std::uint64_t preemptions_before = preemptions_total_;
+
+  for (auto& s : running_) s.scheduled_tokens = 0;
+  for (std::size_t i = 0; i < running_.size() && budget > 0;) {
+    auto& s = running_[i];
+    const std::uint32_t want =
+        s.in_prefill() ? std::min(s.prefill_target - s.computed_tokens, budget) : 1;
+    if (!grow(i, want)) break;  // it preempted itself: everyone after it is gone too
+    running_[i].scheduled_tokens = want;
+    budget -= want;
+    ++i;
+  }
+  // As vLLM: no new admissions in a step that had to preempt.
+  if (preemptions_total_ == preemptions_before) admit(budget, plan);
+  plan.preemptions = static_cast<std::uint32_t>(preemptions_total_ - preemptions_before);
+
+  for (auto& s : running_) {
+    const std::uint32_t n = s.scheduled_tokens;
+    if (n == 0) continue;
+    if (s.in_prefill()) {
+      s.computed_tokens += n;
+      plan.prefill_tokens += n;
+      // Completing the prefill samples the next output token.
+      if (!s.in_prefill() && s.generated_tokens < s.req.output_tokens) ++s.generated_tokens;
+    } else {
+      s.computed_tokens += 1;
+      s.generated_tokens += 1;
+      plan.decode_tokens += 1;
+    }
+    if (!s.in_prefill() && s.generated_tokens >= s.req.output_tokens) plan.finished.push_back(s.id);
+  }
+  if (!plan.finished.empty()) {
+    for (sequence_id id : plan.finished) kv_.end_sequence(id);
+    std::erase_if(running_, [&](const sequence_state& s) {
+      return std::find(plan.finished.begin(), plan.finished.end(), s.id) != plan.finished.end();
+    });
+    finished_total_ += plan.finished.size();
+  }
+  return plan;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,87 @@
+#pragma once
+// Continuous batching as vLLM schedules it (DESIGN.md §5): running sequences first (one decode
+// token each, or their next prefill chunk), then waiting requests FCFS while their prompt plus a
+// watermark fits, within max_num_seqs and max_num_batched_tokens. When a running sequence cannot
+// grow, the most recently admitted one is preempted (recompute: its blocks are freed and it goes
+// back to the front of the queue). A prompt that can never fit is rejected with a reason.
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "load/request.hpp"
+#include "sched/kv_cache_manager.hpp"
+
+namespace kvscope {
+
+struct scheduler_config {
+  std::uint32_t max_num_seqs = 256;
+  std::uint32_t max_num_batched_tokens = 8192;
+  double watermark = 0.01;  // fraction of frames kept free when admitting
+};
+
+struct rejected_request {
+  std::uint64_t request_id = 0;
+  std::string reason;
+};
+
+// One sequence the scheduler tracks, from admission to completion.
+struct sequence_state {
+  sequence_id id = no_sequence;
+  request req;
+  std::uint32_t computed_tokens = 0;   // tokens whose KV is in the cache
+  std::uint32_t generated_tokens = 0;  // output tokens produced so far
+  std::uint32_t scheduled_tokens = 0;  // tokens computed in the current step
+  std::uint32_t prefix_hit_tokens = 0;  // from the prefix cache at the last admission
+  // Tokens to compute before decoding: the prompt, plus the outputs so far after a preemption
+  // (recompute), so that the KV of prompt + outputs is rebuilt before the next token.
+  std::uint32_t prefill_target = 0;
+
+  bool in_prefill() const noexcept { return computed_tokens < prefill_target; }
+};
+
+// What one step did; the engine turns it into the step time and metrics.
+struct step_plan {
+  std::uint32_t prefill_tokens = 0;
+  std::uint32_t decode_tokens = 0;
+  std::uint32_t preemptions = 0;
+  std::uint32_t admitted = 0;
+  std::vector<sequence_id> finished;  // freed at the end of this step
+};
+
+class scheduler {
+ public:
+  scheduler(const scheduler_config& config, kv_cache_manager& kv);
+
+  // Queues an arrived request (FCFS by call order).
+  void enqueue(const request& r);
+
+  // Plans and executes one step: computes tokens, appends outputs, frees finished sequences.
+  step_plan step();
+
+  bool idle() const noexcept { return running_.empty() && waiting_.empty(); }
+  std::size_t num_running() const noexcept { return running_.size(); }
+  std::size_t num_waiting() const noexcept { return waiting_.size(); }
+  const std::deque<sequence_state>& running() const noexcept { return running_; }
+  std::uint64_t preemptions_total() const noexcept { return preemptions_total_; }
+  std::uint64_t finished_total() const noexcept { return finished_total_; }
+  const std::vector<rejected_request>& rejected() const noexcept { return rejected_; }
+  std::uint64_t prefix_hit_tokens_total() const noexcept { return prefix_hit_tokens_; }
+
+ private:
+  bool grow(std::size_t index, std::uint32_t tokens);
+  void preempt_last();
+  void admit(std::uint32_t& budget, step_plan& plan);
+
+  scheduler_config config_;
+  kv_cache_manager& kv_;
+  std::deque<sequence_state> waiting_;
+  std::deque<sequence_state> running_;  // admission order: back = most recently admitted
+  std::vector<rejected_request> rejected_;
+  sequence_id next_id_ = 0;
+  std::uint64_t preemptions_total_ = 0;
+  std::uint64_t finished_total_ = 0;
+  std::uint64_t prefix_hit_tokens_ = 0;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,45 @@
+#pragma once
+// vLLM's automatic prefix caching, the bookkeeping half: which block holds which content hash,
+// and the LRU queue of cached blocks (refcount 0, kept for hits) evicted on demand. The pool
+// owns the blocks; this class only remembers them.
+#include <cstdint>
+#include <list>
+#include <unordered_map>
+
+#include "memory/frame_map.hpp"
+
+namespace kvscope {
+
+// Chains a block's content with its parent's hash, as vLLM hashes full blocks.
+std::uint64_t chain_hash(std::uint64_t parent, std::uint64_t content) noexcept;
+
+class prefix_cache {
+ public:
+  // The block registered for `hash`, or no_block.
+  block_id find(std::uint64_t hash) const;
+  // Registers full block `b` under `hash`; false (nothing changes) when the hash already names a
+  // block or `b` already has a hash.
+  bool insert(std::uint64_t hash, block_id b);
+  bool contains(block_id b) const { return hash_of_.count(b) != 0; }
+
+  // `b` (registered) reached refcount 0 and stays cached: it joins the most recent end.
+  void push_cached(block_id b);
+  // A cached block was hit and is referenced again: it leaves the queue.
+  void revive(block_id b);
+  // The least recently cached block, unregistered; no_block when none is cached.
+  block_id pop_lru();
+  // Unregisters `b` wherever it is (freed outright, e.g. a duplicate of a registered hash).
+  void erase(block_id b);
+
+  std::size_t cached_blocks() const noexcept { return lru_.size(); }
+  std::size_t registered_blocks() const noexcept { return hash_of_.size(); }
+  void clear();
+
+ private:
+  std::unordered_map<std::uint64_t, block_id> block_of_;
+  std::unordered_map<block_id, std::uint64_t> hash_of_;
+  std::list<block_id> lru_;  // front = least recently cached
+  std::unordered_map<block_id, std::list<block_id>::iterator> lru_pos_;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,66 @@
+#include "load/csv.hpp"
+
+#include <cstring>
+
+namespace kvscope {
+namespace {
+
+std::string_view trim(std::string_view s) noexcept {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+}  // namespace
+
+bool split_csv(std::string_view line, std::vector<std::string_view>& fields) {
+  fields.clear();
+  std::size_t pos = 0;
+  for (;;) {
+    // Skip leading blanks to see whether the field is quoted.
+    std::size_t start = pos;
+    while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
+    if (start < line.size() && line[start] == '"') {
+      std::size_t i = start + 1;
+      for (;;) {
+        const void* q = i < line.size() ? std::memchr(line.data() + i, '"', line.size() - i) : nullptr;
+        if (!q) return false;
+        i = static_cast<std::size_t>(static_cast<const char*>(q) - line.data());
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          i += 2;  // a doubled quote inside the field
+          continue;
+        }
+        break;
+      }
+      fields.push_back(line.substr(start + 1, i - start - 1));
+      const std::size_t comma = line.find(',', i + 1);
+      if (comma == std::string_view::npos) return true;
+      pos = comma + 1;
+      continue;
+    }
+    const void* c = pos < line.size() ? std::memchr(line.data() + pos, ',', line.size() - pos) : nullptr;
+    if (!c) {
+      fields.push_back(trim(line.substr(pos)));
+      return true;
+    }
+    const auto comma = static_cast<std::size_t>(static_cast<const char*>(c) - line.data());
+    fields.push_back(trim(line.substr(pos, comma - pos)));
+    pos = comma + 1;
+  }
+}
+
+std::optional<std::size_t> find_column(const std::vector<std::string_view>& header,
+                                       std::string_view name) noexcept {
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    const std::string_view h = header[i];
+    if (h.size() != name.size()) continue;
+    bool same = true;
+    for (std::size_t j = 0; j < h.size() && same; ++j) same = lower(h[j]) == lower(name[j]);
+    if (same) return i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,18 @@
+#pragma once
+// Just enough CSV for the published traces: comma-separated, optional double quotes.
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace kvscope {
+
+// Splits one record into `fields` (views into `line`), trimming spaces and tabs around each.
+// A field in double quotes may hold commas; the quotes are dropped and a doubled quote inside
+// stays doubled (no trace field needs unescaping). False when a quote is left open.
+bool split_csv(std::string_view line, std::vector<std::string_view>& fields);
+
+// Index of the column named `name` (ASCII case-insensitive), or nullopt.
+std::optional<std::size_t> find_column(const std::vector<std::string_view>& header,
+                                       std::string_view name) noexcept;
+
+}  // namespace kvscope

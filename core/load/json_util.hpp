@@ -1,0 +1,33 @@
+#pragma once
+// simdjson helpers shared by the JSON-lines readers (internal: only load/*.cpp include it).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+namespace kvscope::json_util {
+
+// A one-line reason for a simdjson failure on a line: "truncated JSON ..." or "malformed JSON: ...".
+std::string problem(simdjson::error_code error);
+
+// True when nothing follows the value just read (simdjson 3.0 has no document::at_end()).
+inline bool at_end(simdjson::ondemand::document& doc) noexcept {
+  return doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
+}
+
+// Reads a token count (a whole number in [0, 2^32)) from `value`; on failure sets `why`, naming
+// `field`, and returns false.
+bool count(simdjson::ondemand::value value, std::string_view field, std::uint32_t& out,
+           std::string& why);
+
+// Reads an array of unsigned 64-bit integers into `out`.
+bool id_array(simdjson::ondemand::value value, std::string_view field,
+              std::vector<std::uint64_t>& out, std::string& why);
+
+// The keys of the JSON object on `line` (copied and padded), or false if it is not one.
+// `format_value` receives the string value of a "format" key if there is one.
+bool object_keys(std::string_view line, std::vector<std::string>& keys, std::string& format_value);
+
+}  // namespace kvscope::json_util

@@ -1,0 +1,7 @@
+// libFuzzer entry point: the mooncake target of fuzz_bodies.cpp (built by run_fuzz.sh with clang).
+#include "fuzz_bodies.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, unsigned long size) {
+  kvscope::fuzz::run_one(kvscope::fuzz::target::mooncake, data, size);
+  return 0;
+}

@@ -1,0 +1,52 @@
+// Replays every fuzz seed and every tests/data file through the fuzz targets' bodies in the
+// ordinary build, so corpus inputs (and any crash reproducer added to the corpus) stay fixed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "fuzz_bodies.hpp"
+
+namespace kvscope::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+void replay_dir(target t, const fs::path& dir) {
+  ASSERT_TRUE(fs::is_directory(dir)) << dir;
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    SCOPED_TRACE(entry.path().string());
+    run_one(t, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    ++n;
+  }
+  EXPECT_GT(n, 0) << dir;
+}
+
+const fs::path corpus = KVSCOPE_FUZZ_CORPUS_DIR;
+
+TEST(FuzzCorpus, Azure) { replay_dir(target::azure, corpus / "azure"); }
+TEST(FuzzCorpus, BurstGpt) { replay_dir(target::burstgpt, corpus / "burstgpt"); }
+TEST(FuzzCorpus, Vidur) { replay_dir(target::vidur, corpus / "vidur"); }
+TEST(FuzzCorpus, Mooncake) { replay_dir(target::mooncake, corpus / "mooncake"); }
+TEST(FuzzCorpus, Native) { replay_dir(target::native, corpus / "native"); }
+TEST(FuzzCorpus, Detect) { replay_dir(target::detect, corpus / "detect"); }
+TEST(FuzzCorpus, GenSpec) { replay_dir(target::gen_spec, corpus / "gen_spec"); }
+TEST(FuzzCorpus, TestDataThroughDetection) { replay_dir(target::detect, KVSCOPE_TEST_DATA_DIR); }
+
+TEST(FuzzCorpus, EmptyAndTinyInputs) {
+  for (auto t : {target::azure, target::burstgpt, target::vidur, target::mooncake, target::native,
+                 target::detect, target::gen_spec}) {
+    run_one(t, nullptr, 0);
+    const std::uint8_t one[] = {'\n'};
+    run_one(t, one, 1);
+  }
+}
+
+}  // namespace
+}  // namespace kvscope::fuzz

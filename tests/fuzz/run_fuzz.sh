@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Fuzzes the load readers with libFuzzer for a bounded time per target.
+#
+#   tests/fuzz/run_fuzz.sh [--seconds N] [--build DIR] [--cxx CLANG] [--jobs J] [TARGET...]
+#
+# TARGETs: azure burstgpt vidur mooncake native detect gen_spec (default: all).
+# Builds core/load and the fuzz bodies with clang (-fsanitize=fuzzer,address,undefined) into
+# DIR (default build/fuzz), then runs each target for N seconds (default 60) starting from
+# tests/fuzz/corpus/TARGET. New corpus entries and crash artifacts stay in DIR; copy a crash
+# reproducer into tests/fuzz/corpus/TARGET/ once fixed so the corpus test keeps it fixed.
+# Exit status: 0 when every target ran its time without a crash, hang or sanitizer report.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+seconds=60
+build="$root/build/fuzz"
+cxx=${CXX_FUZZ:-clang++-14}
+jobs=2
+targets=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --seconds) seconds=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --cxx) cxx=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -*) echo "run_fuzz.sh: unknown option $1" >&2; exit 2 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+[[ ${#targets[@]} -gt 0 ]] || targets=(azure burstgpt vidur mooncake native detect gen_spec)
+
+sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer $sanitize -I"$root/core" -I"$root/tests/fuzz")
+mkdir -p "$build/obj" "$build/artifacts"
+
+# Compile (only what changed) the load sources with coverage instrumentation.
+sources=("$root"/core/load/*.cpp "$root/tests/fuzz/fuzz_bodies.cpp")
+objects=()
+to_build=()
+for src in "${sources[@]}"; do
+  obj="$build/obj/$(basename "${src%.cpp}").o"
+  objects+=("$obj")
+  newest_header=$(ls -t "$root"/core/load/*.hpp "$root/tests/fuzz/fuzz_bodies.hpp" | head -1)
+  if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then
+    to_build+=("$src")
+  fi
+done
+if [[ ${#to_build[@]} -gt 0 ]]; then
+  echo "run_fuzz.sh: compiling ${#to_build[@]} sources with $cxx"
+  printf '%s\n' "${to_build[@]}" | xargs -P "$jobs" -I{} sh -c \
+    'src="$1"; shift; obj="$0/obj/$(basename "${src%.cpp}").o"; exec "$@" -fsanitize=fuzzer-no-link -c "$src" -o "$obj"' \
+    "$build" {} "$cxx" "${flags[@]}"
+fi
+
+status=0
+for t in "${targets[@]}"; do
+  entry="$root/tests/fuzz/fuzz_$t.cpp"
+  [[ -f "$entry" ]] || { echo "run_fuzz.sh: no target '$t'" >&2; exit 2; }
+  bin="$build/fuzz_$t"
+  "$cxx" "${flags[@]}" -fsanitize=fuzzer "$entry" "${objects[@]}" -lsimdjson -o "$bin"
+  mkdir -p "$build/corpus/$t"
+  echo "run_fuzz.sh: fuzzing $t for ${seconds}s"
+  log="$build/fuzz_$t.log"
+  if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+      -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
+      "$build/corpus/$t" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1; then
+    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^stat::new_units_added" "$log" |
+      sed "s/^/  $t: /"
+    grep -E "^#[0-9]+ +DONE" "$log" | sed "s/^/  $t: /" || true
+  else
+    status=1
+    echo "run_fuzz.sh: $t FAILED, see $log; artifacts in $build/artifacts" >&2
+    grep -E "ERROR|SUMMARY|invariant|Test unit written" "$log" | head -20 >&2 || true
+  fi
+done
+exit $status

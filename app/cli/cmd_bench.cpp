@@ -1,18 +1,18 @@
-// `kvscope-cli bench`: placeholder until its issue lands; it says so and fails.
+// `kvscope-cli bench`: measurements on this machine, one subcommand per bench_*.cpp.
+// Results are ratios against baselines measured in the same run, never pass/fail thresholds.
 #include <CLI/CLI.hpp>
 
-#include "cli_support.hpp"
+#include "bench_commands.hpp"
 #include "commands.hpp"
 
 namespace kvscope::cli {
 
 void add_bench_command(CLI::App& root, int& exit_code) {
-  auto* cmd = root.add_subcommand("bench", "(not available yet in this build)");
-  cmd->allow_extras();
-  cmd->callback([&exit_code] {
-    print_error("'bench' is not available yet in this build");
-    exit_code = exit_runtime_failure;
-  });
+  auto* bench = root.add_subcommand(
+      "bench", "Measure the cache and its kernels on this machine (one subcommand per benchmark)");
+  bench->require_subcommand(1);
+  add_bench_paged_command(*bench, exit_code);
+  add_bench_quant_command(*bench, exit_code);
 }
 
 }  // namespace kvscope::cli

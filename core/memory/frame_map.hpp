@@ -13,12 +13,17 @@ namespace kvscope {
 using sequence_id = std::int32_t;
 inline constexpr sequence_id no_sequence = -1;
 
+// A physical block's handle in the pool: stable while the block lives (also across migration).
+using block_id = std::uint32_t;
+inline constexpr block_id no_block = 0xFFFFFFFFu;
+
 struct block_slot {
-  sequence_id owner = no_sequence;  // first owner when shared; no_sequence when free
+  sequence_id owner = no_sequence;  // allocating (or reviving) sequence; no_sequence once it let go
   std::int32_t logical_index = -1;  // position in the owner's block table
   std::uint16_t fill = 0;           // tokens written, 0..block_size
   std::uint16_t refcount = 0;       // 0 = free (or cached, see below); >1 = shared prefix
   bool cached = false;              // freed, but kept for prefix-cache hits (LRU)
+  block_id block = no_block;        // the block's handle; no_block when the slot is empty
 
   friend bool operator==(const block_slot&, const block_slot&) = default;
 };
@@ -40,6 +45,9 @@ struct frame_info {
 struct frame_map {
   std::uint32_t block_size = 16;  // tokens per block
   std::vector<frame_info> frames;
+  std::uint64_t frame_bytes = 0;             // bytes of one frame (one fp16 block)
+  std::uint64_t scale_bytes = 0;             // quantization scales in the side table
+  std::uint32_t scale_reserved_frames = 0;   // frames' worth of budget the scales take
 };
 
 }  // namespace kvscope

@@ -1,0 +1,154 @@
+// `kvscope-cli bench paged`: write and read cost of one (sequence, position, layer) slot of the
+// paged cache in data mode, single thread.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_commands.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "memory/paged_cache.hpp"
+#include "memory/synthetic_kv.hpp"
+
+namespace kvscope::cli {
+namespace {
+
+struct paged_options {
+  std::uint32_t seqs = 64;
+  std::uint32_t tokens = 512;
+  std::uint32_t layers = 4;
+  std::uint32_t kv_heads = 2;
+  std::uint32_t head_dim = 64;
+  std::uint32_t block_size = 16;
+  std::string precision_tag = "fp16";
+  int repeats = 3;
+};
+
+// Just enough budget for every block at `tier`, scales included.
+std::uint64_t budget_for(const paged_options& opt, precision tier, const model_shape& shape) {
+  const std::uint64_t frame = std::uint64_t{opt.block_size} * shape.values_per_token() * 2;
+  const std::uint64_t blocks =
+      std::uint64_t{opt.seqs} * ((opt.tokens + opt.block_size - 1) / opt.block_size);
+  const std::uint64_t frames = (blocks + slots_per_frame(tier) - 1) / slots_per_frame(tier);
+  const tier_layout layout = block_layout(tier, std::uint64_t{opt.block_size} * shape.values_per_token());
+  const std::uint64_t scale_frames = (blocks * layout.scale_bytes + frame - 1) / frame;
+  return (frames + scale_frames) * frame;
+}
+
+int run_paged(const paged_options& opt) {
+  const precision tier = *parse_precision(opt.precision_tag);  // CLI11 checked it
+  const model_shape shape{opt.layers, opt.kv_heads, opt.head_dim};
+  paged_cache_config config;
+  config.pool = {shape, opt.block_size, budget_for(opt, tier, shape), payload_mode::data, true};
+  if (auto why = paged_cache::validate(config)) {
+    print_error("bench paged: " + *why);
+    return exit_bad_input;
+  }
+  paged_cache cache(config);
+  std::vector<sequence_id> ids;
+  for (std::uint32_t s = 0; s < opt.seqs; ++s) {
+    const sequence_id id = cache.create_sequence();
+    ids.push_back(id);
+    const std::uint32_t blocks = (opt.tokens + opt.block_size - 1) / opt.block_size;
+    for (std::uint32_t b = 0; b < blocks; ++b) {
+      if (!cache.append_block(id, tier)) {
+        print_error("bench paged: the pool ran out of memory while sizing");
+        return exit_runtime_failure;
+      }
+    }
+  }
+
+  // A small ring of inputs that stays in cache: the timing is the cache's, not the generator's.
+  constexpr std::size_t ring = 16;
+  const std::size_t hv = shape.head_values();
+  const synthetic_kv data{.seed = 11};
+  std::vector<float> inputs(ring * 2 * hv);
+  for (std::size_t i = 0; i < ring; ++i) {
+    data.fill(kv_part::key, shape, 0, static_cast<std::uint32_t>(i), 0, {&inputs[2 * i * hv], hv});
+    data.fill(kv_part::value, shape, 0, static_cast<std::uint32_t>(i), 0, {&inputs[(2 * i + 1) * hv], hv});
+  }
+  const auto input = [&](std::uint32_t pos, std::uint32_t layer, int part) {
+    return std::span<const float>(&inputs[(2 * ((pos + layer) % ring) + part) * hv], hv);
+  };
+  std::vector<float> k_out(hv), v_out(hv);
+  bool failed = false;
+
+  const double write_ns = best_of_ns(opt.repeats, [&] {
+    for (const sequence_id id : ids) {
+      for (std::uint32_t pos = 0; pos < opt.tokens; ++pos) {
+        for (std::uint32_t layer = 0; layer < opt.layers; ++layer) {
+          failed |= !cache.write(id, layer, pos, input(pos, layer, 0), input(pos, layer, 1));
+        }
+      }
+    }
+  });
+  const double read_ns = best_of_ns(opt.repeats, [&] {
+    for (const sequence_id id : ids) {
+      for (std::uint32_t pos = 0; pos < opt.tokens; ++pos) {
+        for (std::uint32_t layer = 0; layer < opt.layers; ++layer) {
+          failed |= !cache.read(id, layer, pos, k_out, v_out);
+        }
+      }
+    }
+  });
+
+  // Untimed check that every slot reads back what was written, within the tier's error.
+  double err = 0, ref = 0, worst = 0;
+  for (const sequence_id id : ids) {
+    for (std::uint32_t pos = 0; pos < opt.tokens; ++pos) {
+      for (std::uint32_t layer = 0; layer < opt.layers; ++layer) {
+        failed |= !cache.read(id, layer, pos, k_out, v_out);
+        for (int part = 0; part < 2; ++part) {
+          const auto in = input(pos, layer, part);
+          const auto& out = part == 0 ? k_out : v_out;
+          for (std::size_t i = 0; i < hv; ++i) {
+            const double d = out[i] - in[i];
+            err += d * d;
+            ref += double{in[i]} * in[i];
+            worst = std::max(worst, std::abs(d));
+          }
+        }
+      }
+    }
+  }
+  const double rel_rmse = std::sqrt(err / ref);
+  const double bound = tier == precision::fp16 ? 1e-3 : tier == precision::q4 ? 0.2 : 0.1;
+  if (failed || !(rel_rmse <= bound)) {
+    print_error("bench paged: data read back does not match what was written (rel RMSE " +
+                std::to_string(rel_rmse) + ")");
+    return exit_runtime_failure;
+  }
+  const double slots = static_cast<double>(opt.seqs) * opt.tokens * opt.layers;
+  std::printf("write_slot_ns %.2f read_slot_ns %.2f\n", write_ns / slots, read_ns / slots);
+  return std::fflush(stdout) == 0 ? exit_ok : exit_runtime_failure;
+}
+
+}  // namespace
+
+void add_bench_paged_command(CLI::App& bench, int& exit_code) {
+  auto opt = std::make_shared<paged_options>();
+  auto* cmd = bench.add_subcommand(
+      "paged",
+      "Write the K and V of every (sequence, position, layer) slot from f32, then read every one "
+      "back dequantized, single thread, data mode with the pool prefaulted; prints "
+      "'write_slot_ns <x> read_slot_ns <y>' (best of --repeat passes, ns per slot)");
+  cmd->add_option("--seqs", opt->seqs, "Sequences")->check(CLI::Range(1u, 1u << 20));
+  cmd->add_option("--tokens", opt->tokens, "Tokens per sequence")->check(CLI::Range(1u, 1u << 24));
+  cmd->add_option("--layers", opt->layers, "Layers")->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--kv-heads", opt->kv_heads, "KV heads")->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--head-dim", opt->head_dim, "Head dimension (a multiple of 32)")
+      ->check(CLI::Range(32u, 4096u));
+  cmd->add_option("--block-size", opt->block_size, "Tokens per block")->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--precision", opt->precision_tag, "Tier of every block: fp16, q8, fp8 or q4")
+      ->check(CLI::IsMember({"fp16", "q8", "fp8", "q4"}));
+  cmd->add_option("--repeat", opt->repeats, "Passes of each measurement; the fastest counts")
+      ->check(CLI::Range(1, 100));
+  cmd->callback([opt, &exit_code] { exit_code = run_paged(*opt); });
+}
+
+}  // namespace kvscope::cli

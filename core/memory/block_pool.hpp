@@ -1,0 +1,217 @@
+#pragma once
+// The block pool: a byte budget cut into frames; a frame holds 1 fp16, 2 q8/fp8 or 4 q4 blocks.
+//
+// Memory scheme — every byte is counted exactly:
+//  * frame_bytes F = block_size x layers x kv_heads x head_dim x 2 (K and V) x 2 B: one fp16 block.
+//    The budget is rounded down to whole frames: N = floor(budget / F), budget_bytes() = N x F.
+//  * A block of tier t takes one slot of a frame split for t (payload F x nominal_factor(t)) and
+//    scale_bytes(t) in a side table (q8/fp8: 2 B per 32 values; q4: 4 B per 32, scale and min).
+//  * A split frame is in use as a whole while any of its slots is live; its empty slots are
+//    "slack", usable only by blocks of the same tier. A frame with no live slot is free.
+//  * Side-table bytes come out of the same budget: they reserve ceil(scale_bytes / F) frames, so
+//    free_frames() = N - used frames - ceil(scale_bytes / F), and an allocation succeeds only
+//    while used frames + that reserve stay <= N.
+//  * bytes_in_use = used frames x F + scale_bytes = sum over tiers of (payload + slack + scales);
+//    free_bytes = budget - bytes_in_use. Cached blocks (refcount 0, kept for prefix hits) are
+//    in use until evicted.
+// Storage in data mode: a payload arena of N x F bytes and a scale arena with room for the worst
+// case (4 q4 blocks a frame, F/4 bytes a frame), allocated without touching them (memory/arena.hpp),
+// so the OS commits pages only as they are written (`prefault` writes the payload arena up
+// front). In accounting mode neither exists; tables and byte counts are the same.
+//
+// Metadata: 16 B per block record, 2 B per frame, ~5 bits per frame in the index sets (free
+// frames, open frames of each split tier). metadata_bytes() sums the capacity of every container.
+// Measured (tests/memory/metadata_test.cpp, heap bytes counted by a replaced operator new):
+// llama3-8b, 16 GiB, accounting mode, filled with 2048-token sequences: 24 B a block for fp16,
+// 23 for q8, 26 for q4, the whole paged_cache with its block tables included.
+// Not thread-safe: one owner thread; the caller (paged_cache) copies relocated data in parallel.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "memory/arena.hpp"
+#include "memory/cache_error.hpp"
+#include "memory/frame_map.hpp"
+#include "memory/index_set.hpp"
+#include "memory/model_shape.hpp"
+#include "quant/fp16.hpp"
+#include "quant/tier_layout.hpp"
+#include "util/expected.hpp"
+
+namespace kvscope {
+
+enum class payload_mode : std::uint8_t { data, accounting };
+
+struct block_pool_config {
+  model_shape shape;
+  std::uint32_t block_size = 16;  // tokens per block
+  std::uint64_t budget_bytes = 0;
+  payload_mode mode = payload_mode::data;
+  bool prefault = false;  // data mode: write the payload arena once now (benchmarks)
+};
+
+struct tier_usage {
+  std::uint64_t blocks = 0;         // live and cached blocks of this tier
+  std::uint64_t cached_blocks = 0;  // of which cached
+  std::uint32_t frames = 0;         // frames split for this tier
+  std::uint64_t payload_bytes = 0;  // blocks x payload
+  std::uint64_t slack_bytes = 0;    // empty slots of this tier's frames
+  std::uint64_t scale_bytes = 0;    // blocks x scale bytes
+  std::uint64_t frame_bytes() const noexcept { return payload_bytes + slack_bytes; }
+};
+
+// sum of tiers' frame_bytes() + scale bytes + free_bytes == budget_bytes.
+struct pool_usage {
+  std::array<tier_usage, 4> tiers{};  // by ordinal(precision)
+  std::uint64_t budget_bytes = 0;
+  std::uint64_t bytes_in_use = 0;
+  std::uint64_t free_bytes = 0;
+  std::uint64_t scale_bytes = 0;
+  std::uint64_t cached_bytes = 0;  // payload + scales of cached blocks (part of bytes_in_use)
+  std::uint32_t frames = 0;
+  std::uint32_t used_frames = 0;
+  std::uint32_t scale_reserved_frames = 0;  // ceil(scale_bytes / frame_bytes)
+  std::uint32_t free_frames = 0;            // frames - used - reserved
+};
+
+struct block_info {
+  std::uint32_t frame = 0;
+  std::uint8_t slot = 0;
+  precision tier = precision::fp16;
+  sequence_id owner = no_sequence;
+  std::int32_t logical_index = -1;
+  std::uint16_t fill = 0;
+  std::uint16_t refcount = 0;
+  bool cached = false;
+};
+
+// Where a block's bytes are (data mode; null pointers in accounting mode).
+struct block_data {
+  std::uint8_t* payload = nullptr;
+  fp16_bits* scales = nullptr;
+  precision tier = precision::fp16;
+};
+
+// A block's place before a relocation: frame * 4 + slot, and its tier.
+struct placement {
+  std::uint32_t place = 0;
+  precision tier = precision::fp16;
+};
+
+class block_pool {
+ public:
+  // Throws std::invalid_argument with validate()'s message for a bad config.
+  explicit block_pool(const block_pool_config& config);
+
+  // Why a config cannot make a pool (zero sizes, head_dim not a multiple of 32, budget under one
+  // frame, frames over 2^29), or nullopt when it can.
+  static std::optional<std::string> validate(const block_pool_config& config);
+
+  block_pool(const block_pool&) = delete;
+  block_pool& operator=(const block_pool&) = delete;
+
+  const block_pool_config& config() const noexcept { return config_; }
+  std::uint64_t frame_bytes() const noexcept { return frame_bytes_; }
+  std::uint32_t frame_count() const noexcept { return static_cast<std::uint32_t>(frames_.size()); }
+  std::uint64_t budget_bytes() const noexcept { return frame_bytes_ * frames_.size(); }
+  const tier_layout& layout(precision p) const noexcept { return layouts_[ordinal(p)]; }
+
+  // A new block of tier `tier` with refcount 1; out_of_memory changes nothing.
+  expected<block_id, cache_error> allocate(precision tier, sequence_id owner,
+                                           std::int32_t logical_index);
+  // How many more blocks of `tier` allocate() would hand out now.
+  std::uint64_t allocatable(precision tier) const noexcept;
+
+  // refcount + 1; a cached block comes back to life owned by `owner` at `logical_index`.
+  void retain(block_id b, sequence_id owner, std::int32_t logical_index) noexcept;
+  // refcount - 1 by `holder`. At zero the block is freed, or kept as cached when `keep_cached`.
+  // Returns true when the refcount reached zero.
+  bool release(block_id b, sequence_id holder, bool keep_cached) noexcept;
+  // Frees a cached block. Precondition: is_cached(b).
+  void evict(block_id b) noexcept;
+
+  // Moves `blocks` to new places of tier `to`, all or nothing: sources are given up first, so
+  // the batch may reuse their frames. Returns the old placements (for the caller to copy data
+  // from, before anything writes the new places), or nullopt with no change when they do not fit.
+  std::optional<std::vector<placement>> relocate(std::span<const block_id> blocks, precision to);
+
+  bool is_live(block_id b) const noexcept;  // allocated: referenced or cached
+  // Every block id ever handed out is below this (for tables indexed by block id).
+  block_id block_id_limit() const noexcept { return static_cast<block_id>(records_.size()); }
+  bool is_cached(block_id b) const noexcept { return records_[b].refs == 0; }
+  std::uint16_t refcount(block_id b) const noexcept { return records_[b].refs; }
+  precision tier(block_id b) const noexcept { return frames_[records_[b].place >> 2].tier; }
+  std::uint16_t fill(block_id b) const noexcept { return records_[b].fill; }
+  void set_fill(block_id b, std::uint16_t tokens) noexcept { records_[b].fill = tokens; }
+  block_info info(block_id b) const noexcept;
+
+  block_data data(block_id b) const noexcept { return data_at(records_[b].place, tier(b)); }
+  block_data data_at(std::uint32_t place, precision tier) const noexcept {
+    if (!payload_) return {nullptr, nullptr, tier};
+    auto* frame = reinterpret_cast<std::uint8_t*>(payload_.get()) + (place >> 2) * frame_bytes_;
+    return {frame + (place & 3u) * slot_bytes_[ordinal(tier)],
+            scales_.get() + std::size_t{place} * scale_halves_per_slot_, tier};
+  }
+
+  std::uint64_t bytes_in_use() const noexcept { return used_frames_ * frame_bytes_ + scale_bytes_; }
+  std::uint64_t free_bytes() const noexcept { return budget_bytes() - bytes_in_use(); }
+  std::uint32_t free_frames() const noexcept;
+  // bytes_in_use / budget, in [0, 1].
+  double pressure() const noexcept;
+  pool_usage usage() const noexcept;
+
+  // Every frame and the blocks in it, for the block map; `into` keeps its capacity.
+  void snapshot(frame_map& into) const;
+  frame_map snapshot() const;
+
+  // Heap and object bytes of all bookkeeping (payload and scale arenas excluded).
+  std::size_t metadata_bytes() const noexcept;
+  // The first broken internal invariant, or empty when all hold (tests, debugging).
+  std::string audit() const;
+
+ private:
+  struct record {
+    std::uint32_t place;  // frame * 4 + slot; no_place when the record is unused
+    sequence_id owner;
+    std::int32_t logical;  // logical index; next unused record while unused
+    std::uint16_t fill;
+    std::uint16_t refs;  // 0 with a place = cached
+  };
+  struct frame_state {
+    precision tier = precision::fp16;  // fp16 while free
+    std::uint8_t used = 0;             // bit s set: slot s holds a block
+  };
+  static constexpr std::uint32_t no_place = 0xFFFFFFFFu;
+
+  std::uint32_t reserve_for(std::uint64_t scale_bytes) const noexcept;
+  std::uint32_t find_place(precision tier) const noexcept;  // no_place when it does not fit
+  void occupy(std::uint32_t place, precision tier) noexcept;
+  void vacate(std::uint32_t place) noexcept;
+  block_id new_record();
+  void free_record(block_id b) noexcept;
+
+  block_pool_config config_;
+  std::uint64_t frame_bytes_ = 0;
+  std::array<tier_layout, 4> layouts_{};
+  std::vector<record> records_;
+  block_id free_records_ = no_block;
+  std::vector<frame_state> frames_;
+  index_set free_set_;                // frames with no live slot
+  std::array<index_set, 4> open_set_;  // split frames with a live and an empty slot, by tier
+  std::uint32_t used_frames_ = 0;
+  std::uint64_t scale_bytes_ = 0;
+  std::array<std::uint64_t, 4> blocks_{};
+  std::array<std::uint64_t, 4> cached_{};
+  std::array<std::uint32_t, 4> tier_frames_{};
+  arena_ptr<fp16_bits> payload_;  // data mode: frames x F bytes
+  arena_ptr<fp16_bits> scales_;   // data mode: 4 slots x max scale halves per frame
+  std::size_t scale_halves_per_slot_ = 0;
+  std::array<std::uint64_t, 4> slot_bytes_{};  // payload bytes of one slot, by tier
+};
+
+}  // namespace kvscope

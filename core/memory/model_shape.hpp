@@ -1,0 +1,34 @@
+#pragma once
+// The KV-relevant shape of a model (DESIGN.md §3) and the named presets.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace kvscope {
+
+struct model_shape {
+  std::uint32_t layers = 0;
+  std::uint32_t kv_heads = 0;
+  std::uint32_t head_dim = 0;
+
+  // Values of one layer's K (or V) for one token: kv_heads x head_dim.
+  std::uint64_t head_values() const noexcept { return std::uint64_t{kv_heads} * head_dim; }
+  // Values one token keeps in the cache: K and V of every layer and head.
+  std::uint64_t values_per_token() const noexcept { return 2 * layers * head_values(); }
+
+  friend bool operator==(const model_shape&, const model_shape&) = default;
+};
+
+struct model_preset {
+  std::string_view name;
+  model_shape shape;
+};
+
+// tiny (2, 2, 64), llama3-8b (32, 8, 128), qwen3-8b (36, 8, 128), llama3-70b (80, 8, 128).
+std::span<const model_preset> model_presets() noexcept;
+
+// The preset called exactly `name`; nullopt when there is none.
+std::optional<model_shape> find_model_shape(std::string_view name) noexcept;
+
+}  // namespace kvscope

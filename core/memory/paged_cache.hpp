@@ -1,0 +1,167 @@
+#pragma once
+// The paged KV cache: sequences with block tables over a block_pool (DESIGN.md §3), with the
+// contract of a reference paged cache — create/drop sequence, ensure capacity, write and read K/V
+// per (sequence, layer, position), lengths, utilization — and the block-level calls a vLLM-like
+// scheduler with a prefix cache needs (append a block at a precision, share an existing block,
+// drop a sequence keeping full blocks cached, evict).
+//
+// Positions are absolute token indices. Block b of a sequence covers [b x bs, (b+1) x bs). With a
+// sliding window (max_tokens > 0) the oldest blocks are released once wholly before
+// length - max_tokens, and their positions become out of range.
+// Two tiers: the last tail_tokens tokens stay as allocated (fp16 by ensure_capacity); full blocks
+// before them are cold and migrate() re-quantizes them to the caller's level, never expanding.
+//
+// Errors are values. Every call that returns an error has changed nothing: multi-block requests
+// (ensure_capacity) are planned first and applied only when all blocks fit, so there is no
+// partial allocation to roll back. Not thread-safe: one owner thread; migrate() runs its data
+// work on TBB internally. Results never depend on the number of threads.
+//
+// Block layout (data mode): token-major, [token][layer][K, V][kv_head][head_dim], quantized in
+// groups of 32 values of one head vector, so any token can be written at any tier on its own and
+// one (position, layer) slot is contiguous.
+#include <cstdint>
+#include <optional>
+#include <queue>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "memory/block_pool.hpp"
+#include "quant/kernels.hpp"
+
+namespace kvscope {
+
+struct paged_cache_config {
+  block_pool_config pool;
+  std::uint32_t tail_tokens = 256;  // hot tail kept as allocated (fp16)
+  std::uint32_t max_tokens = 0;     // sliding window per sequence; 0 = off
+};
+
+// What drop_sequence does with blocks whose refcount reaches zero.
+enum class retention : std::uint8_t {
+  free_all,          // every such block is freed
+  cache_full_blocks  // full blocks stay cached (refcount 0) until evicted; partial ones are freed
+};
+
+struct migration_result {
+  std::uint32_t blocks = 0;      // blocks re-quantized
+  std::int64_t bytes_freed = 0;  // change of bytes_in_use, positive when memory was freed
+  bool stalled = false;          // candidates existed but their new places did not fit
+};
+
+class paged_cache {
+ public:
+  // Throws std::invalid_argument with validate()'s message for a bad config.
+  explicit paged_cache(const paged_cache_config& config);
+  static std::optional<std::string> validate(const paged_cache_config& config);
+
+  const paged_cache_config& config() const noexcept { return config_; }
+  const model_shape& shape() const noexcept { return config_.pool.shape; }
+  std::uint32_t block_size() const noexcept { return config_.pool.block_size; }
+  const block_pool& pool() const noexcept { return pool_; }
+
+  // --- sequences
+  // A new empty sequence; ids are small and reused: the lowest free id is taken.
+  sequence_id create_sequence();
+  // Releases every block, last block first. With cache_full_blocks, full blocks reaching
+  // refcount 0 stay cached and are appended to `cached` (if given) in that last-first order.
+  expected<void, cache_error> drop_sequence(sequence_id seq, retention keep = retention::free_all,
+                                            std::vector<block_id>* cached = nullptr);
+  bool contains(sequence_id seq) const noexcept;
+  // Live sequence ids, ascending.
+  std::vector<sequence_id> sequences() const;
+  // Tokens written (one past the highest position written or advanced over).
+  expected<std::uint32_t, cache_error> length(sequence_id seq) const;
+  // One past the last position the allocated blocks can hold.
+  expected<std::uint32_t, cache_error> capacity(sequence_id seq) const;
+  // Absolute index of the first live block (> 0 once the window dropped blocks).
+  expected<std::uint32_t, cache_error> first_block(sequence_id seq) const;
+  // Live blocks, oldest first; valid until the next non-const call. Copy the span out before a
+  // range-for: `for (b : *cache.block_table(s))` would iterate a destroyed temporary.
+  expected<std::span<const block_id>, cache_error> block_table(sequence_id seq) const;
+
+  // --- blocks
+  // Allocates fp16 blocks until capacity >= tokens; all or nothing (out_of_memory changes nothing).
+  expected<void, cache_error> ensure_capacity(sequence_id seq, std::uint32_t tokens);
+  // Appends one new block of tier `tier` to the sequence's table.
+  expected<block_id, cache_error> append_block(sequence_id seq, precision tier);
+  // Appends an existing live or cached block (prefix sharing): refcount + 1, a cached block
+  // comes back to life. Precondition: pool().is_live(b).
+  expected<void, cache_error> append_shared(sequence_id seq, block_id b);
+  // Removes the last table entry (undo of append_block / append_shared): refcount - 1, freed at
+  // zero (never cached); length is cut to the new capacity. position_out_of_range when empty.
+  expected<void, cache_error> pop_block(sequence_id seq);
+  // Frees a cached block. Precondition: pool().is_cached(b).
+  void evict(block_id b) noexcept { pool_.evict(b); }
+  // length += tokens without writing data (accounting mode, or prefix tokens already present).
+  // position_out_of_range when the result would exceed capacity.
+  expected<void, cache_error> advance(sequence_id seq, std::uint32_t tokens);
+
+  // --- data. Accounting mode stores nothing: write() only updates lengths, and read() and
+  // read_block() report position_out_of_range, as no position holds data.
+  // Stores K and V (kv_heads x head_dim floats each) of one layer at `pos`, rounded to fp16 or
+  // quantized to the tier of its block. Writes to a shared block are seen by every sharer.
+  expected<void, cache_error> write(sequence_id seq, std::uint32_t layer, std::uint32_t pos,
+                                    std::span<const float> k, std::span<const float> v);
+  // Reads back K and V of one layer at `pos` (< length, not dropped), dequantized.
+  expected<void, cache_error> read(sequence_id seq, std::uint32_t layer, std::uint32_t pos,
+                                   std::span<float> k, std::span<float> v) const;
+  // Reads the written tokens of table entry `index` for one layer: `k` and `v` get
+  // tokens x kv_heads x head_dim floats, token-major (each needs block_size x that room).
+  // Returns the number of tokens.
+  expected<std::uint32_t, cache_error> read_block(sequence_id seq, std::uint32_t index,
+                                                  std::uint32_t layer, std::span<float> k,
+                                                  std::span<float> v) const;
+
+  // --- tiers
+  // Re-quantizes up to max_blocks cold blocks stored larger than `level` to `level` (q8 and
+  // fp8 are the same size and never converted into each other). Picks sequences round-robin,
+  // oldest blocks first; the block data work runs in parallel on TBB. Cached blocks are in no
+  // table and keep their tier. When memory is so full that the picked blocks' new places do not
+  // fit even after giving up their old ones, nothing changes and `stalled` is set.
+  migration_result migrate(precision level, std::uint32_t max_blocks);
+
+  // bytes in use / budget.
+  double utilization() const noexcept { return pool_.pressure(); }
+  std::size_t metadata_bytes() const noexcept;
+  // pool().audit() plus: table entries are live, refcounts equal table references, cached blocks
+  // are in no table, lengths within capacity. Empty when all hold.
+  std::string audit() const;
+
+ private:
+  struct sequence_state {
+    std::vector<block_id> table;
+    std::uint32_t length = 0;
+    std::uint32_t first_block = 0;  // absolute index of table[0]
+    std::uint32_t scan_block = 0;   // migrate: blocks before it are at least scan_level
+    precision scan_level = precision::fp16;
+    bool alive = false;
+  };
+
+  sequence_state* find(sequence_id seq) noexcept;
+  const sequence_state* find(sequence_id seq) const noexcept;
+  void grow_length(sequence_state& s, std::uint32_t new_length);
+  void apply_window(sequence_id seq, sequence_state& s);
+  std::uint32_t block_of(std::uint32_t pos) const noexcept {
+    return block_shift_ >= 0 ? pos >> block_shift_ : pos / block_size();
+  }
+  std::size_t token_offset(std::uint32_t token, std::uint32_t layer) const noexcept;
+  void store(const block_data& d, std::size_t offset, std::span<const float> values);
+  void load(const block_data& d, std::size_t offset, std::span<float> values) const;
+  void pick_cold(sequence_state& s, precision level, std::uint32_t max_blocks,
+                 std::vector<block_id>& picked);
+  void requantize(std::span<const block_id> blocks, std::span<const placement> from,
+                  precision to);
+
+  paged_cache_config config_;
+  block_pool pool_;
+  const kernel_set& kernels_;
+  int block_shift_ = -1;  // log2(block_size) when it is a power of two: no division per access
+  std::vector<sequence_state> seqs_;
+  std::priority_queue<sequence_id, std::vector<sequence_id>, std::greater<>> free_ids_;
+  std::vector<fp16_bits> half_scratch_;  // write: f32 -> fp16 before quantizing
+  std::vector<fp16_bits> staging_;       // migrate: re-quantized blocks before placement
+  sequence_id migrate_cursor_ = 0;
+};
+
+}  // namespace kvscope

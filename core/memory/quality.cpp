@@ -1,0 +1,194 @@
+#include "memory/quality.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "quant/kernels.hpp"
+
+namespace kvscope {
+namespace {
+
+void accumulate(error_sum& sum, std::span<const float> measured, std::span<const float> original) {
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const double d = static_cast<double>(measured[i]) - original[i];
+    sum.squared_error += d * d;
+    sum.squared_reference += static_cast<double>(original[i]) * original[i];
+  }
+  sum.values += measured.size();
+}
+
+// Online softmax over a stream of keys for one head (flash-decoding style), in double.
+struct attention_head {
+  double max_score = -std::numeric_limits<double>::infinity();
+  double denominator = 0;
+  std::vector<double> output;
+
+  void add(std::span<const float> q, const float* k, const float* v, double scale) {
+    double score = 0;
+    for (std::size_t c = 0; c < q.size(); ++c) score += static_cast<double>(q[c]) * k[c];
+    score *= scale;
+    const double new_max = std::max(max_score, score);
+    const double old_weight = std::exp(max_score - new_max);
+    const double weight = std::exp(score - new_max);
+    denominator = denominator * old_weight + weight;
+    for (std::size_t c = 0; c < output.size(); ++c) output[c] = output[c] * old_weight + weight * v[c];
+    max_score = new_max;
+  }
+  double result(std::size_t c) const { return output[c] / denominator; }
+};
+
+}  // namespace
+
+double error_sum::relative() const noexcept {
+  if (values == 0) return std::numeric_limits<double>::quiet_NaN();
+  return squared_reference > 0 ? std::sqrt(squared_error / squared_reference) : 0.0;
+}
+
+error_sum& error_sum::operator+=(const error_sum& other) noexcept {
+  squared_error += other.squared_error;
+  squared_reference += other.squared_reference;
+  values += other.values;
+  return *this;
+}
+
+expected<void, cache_error> write_synthetic(paged_cache& cache, const synthetic_kv& data,
+                                            sequence_id seq, std::uint64_t stream,
+                                            std::uint32_t from, std::uint32_t to) {
+  const model_shape& shape = cache.shape();
+  std::vector<float> k(shape.head_values());
+  std::vector<float> v(shape.head_values());
+  for (std::uint32_t pos = from; pos < to; ++pos) {
+    for (std::uint32_t layer = 0; layer < shape.layers; ++layer) {
+      data.fill(kv_part::key, shape, stream, pos, layer, k);
+      data.fill(kv_part::value, shape, stream, pos, layer, v);
+      if (auto ok = cache.write(seq, layer, pos, k, v); !ok) return ok;
+    }
+  }
+  return {};
+}
+
+std::array<error_sum, 4> measure_kernel_error(const synthetic_kv& data, const model_shape& shape,
+                                              std::uint32_t tokens, std::uint64_t stream) {
+  const std::size_t n = shape.head_values();
+  std::vector<float> original(n);
+  std::vector<fp16_bits> halves(n);
+  std::vector<std::uint8_t> payload(n * 2);
+  std::vector<fp16_bits> scales(n / group_size * 2);
+  std::vector<float> back(n);
+  std::array<error_sum, 4> sums{};
+  for (std::uint32_t pos = 0; pos < tokens; ++pos) {
+    for (std::uint32_t layer = 0; layer < shape.layers; ++layer) {
+      for (kv_part part : {kv_part::key, kv_part::value}) {
+        data.fill(part, shape, stream, pos, layer, original);
+        best_kernels().f32_to_fp16(original.data(), halves.data(), n);
+        for (precision p : all_precisions) {
+          quantize(p, halves.data(), n / group_size, payload.data(), scales.data());
+          dequantize(p, payload.data(), scales.data(), n / group_size, back.data());
+          accumulate(sums[ordinal(p)], back, original);
+        }
+      }
+    }
+  }
+  return sums;
+}
+
+std::array<error_sum, 4> measure_cache_error(const paged_cache& cache, const synthetic_kv& data,
+                                             std::span<const sequence_stream> sequences,
+                                             std::uint32_t max_blocks) {
+  struct item {
+    sequence_stream seq;
+    std::uint32_t index;  // table index
+  };
+  std::vector<item> items;
+  for (const auto& s : sequences) {
+    const auto table = cache.block_table(s.seq);
+    if (!table) continue;
+    for (std::uint32_t i = 0; i < table->size(); ++i) items.push_back({s, i});
+  }
+  if (max_blocks != 0 && items.size() > max_blocks) {  // an even spread, the same every time
+    std::vector<item> spread;
+    for (std::size_t i = 0; i < max_blocks; ++i) spread.push_back(items[i * items.size() / max_blocks]);
+    items = std::move(spread);
+  }
+  const model_shape& shape = cache.shape();
+  const std::size_t hv = shape.head_values();
+  std::vector<error_sum> partial(items.size());
+  std::vector<precision> tiers(items.size());
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, items.size(), 1), [&](const auto& range) {
+    std::vector<float> k(cache.block_size() * hv), v(k.size()), original(hv);
+    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+      const item& it = items[i];
+      tiers[i] = cache.pool().tier((*cache.block_table(it.seq.seq))[it.index]);
+      const std::uint32_t first_pos = (*cache.first_block(it.seq.seq) + it.index) * cache.block_size();
+      for (std::uint32_t layer = 0; layer < shape.layers; ++layer) {
+        const auto tokens = cache.read_block(it.seq.seq, it.index, layer, k, v);
+        if (!tokens) break;
+        for (std::uint32_t t = 0; t < *tokens; ++t) {
+          data.fill(kv_part::key, shape, it.seq.stream, first_pos + t, layer, original);
+          accumulate(partial[i], std::span<const float>(k).subspan(t * hv, hv), original);
+          data.fill(kv_part::value, shape, it.seq.stream, first_pos + t, layer, original);
+          accumulate(partial[i], std::span<const float>(v).subspan(t * hv, hv), original);
+        }
+      }
+    }
+  });
+  std::array<error_sum, 4> sums{};
+  for (std::size_t i = 0; i < items.size(); ++i) sums[ordinal(tiers[i])] += partial[i];
+  return sums;
+}
+
+expected<error_sum, cache_error> measure_attention_error(const paged_cache& cache,
+                                                         const synthetic_kv& data,
+                                                         sequence_stream sequence) {
+  const auto table = cache.block_table(sequence.seq);
+  if (!table) return unexpected{table.error()};
+  const model_shape& shape = cache.shape();
+  const std::size_t hv = shape.head_values();
+  const std::uint32_t length = *cache.length(sequence.seq);
+  const std::uint32_t first_pos = *cache.first_block(sequence.seq) * cache.block_size();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(shape.head_dim));
+  std::vector<error_sum> per_layer(shape.layers);
+  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, shape.layers, 1), [&](const auto& range) {
+    std::vector<float> k(cache.block_size() * hv), v(k.size()), q(hv), ko(hv), vo(hv);
+    for (std::uint32_t layer = range.begin(); layer != range.end(); ++layer) {
+      data.fill(kv_part::query, shape, sequence.stream, length, layer, q);
+      std::vector<attention_head> paged(shape.kv_heads), exact(shape.kv_heads);
+      for (auto* heads : {&paged, &exact}) {
+        for (auto& h : *heads) h.output.assign(shape.head_dim, 0.0);
+      }
+      for (std::uint32_t index = 0; index < table->size(); ++index) {
+        const std::uint32_t tokens = *cache.read_block(sequence.seq, index, layer, k, v);
+        for (std::uint32_t t = 0; t < tokens; ++t) {
+          const std::uint32_t pos = first_pos + index * cache.block_size() + t;
+          data.fill(kv_part::key, shape, sequence.stream, pos, layer, ko);
+          data.fill(kv_part::value, shape, sequence.stream, pos, layer, vo);
+          for (std::uint32_t h = 0; h < shape.kv_heads; ++h) {
+            const std::size_t at = std::size_t{h} * shape.head_dim;
+            const auto qh = std::span<const float>(q).subspan(at, shape.head_dim);
+            paged[h].add(qh, &k[t * hv + at], &v[t * hv + at], scale);
+            exact[h].add(qh, &ko[at], &vo[at], scale);
+          }
+        }
+      }
+      if (length <= first_pos) continue;
+      for (std::uint32_t h = 0; h < shape.kv_heads; ++h) {
+        for (std::uint32_t c = 0; c < shape.head_dim; ++c) {
+          const double d = paged[h].result(c) - exact[h].result(c);
+          per_layer[layer].squared_error += d * d;
+          per_layer[layer].squared_reference += exact[h].result(c) * exact[h].result(c);
+          ++per_layer[layer].values;
+        }
+      }
+    }
+  });
+  error_sum total;
+  for (const auto& e : per_layer) total += e;
+  return total;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,22 @@
+#include <gtest/gtest.h>
+
+#include "memory/model_shape.hpp"
+
+namespace kvscope {
+namespace {
+
+TEST(ModelShape, Presets) {
+  EXPECT_EQ(find_model_shape("tiny"), (model_shape{2, 2, 64}));
+  EXPECT_EQ(find_model_shape("llama3-8b"), (model_shape{32, 8, 128}));
+  EXPECT_EQ(find_model_shape("qwen3-8b"), (model_shape{36, 8, 128}));
+  EXPECT_EQ(find_model_shape("llama3-70b"), (model_shape{80, 8, 128}));
+  EXPECT_FALSE(find_model_shape("gpt-5").has_value());
+  ASSERT_EQ(model_presets().size(), 4u);
+  EXPECT_EQ(model_presets()[0].name, "tiny");
+  // llama3-8b: 16 tokens x 32 layers x 8 heads x 128 x 2 (K, V) x 2 B = 2 MiB per fp16 block.
+  EXPECT_EQ(16 * find_model_shape("llama3-8b")->values_per_token() * 2, 2u << 20);
+  EXPECT_EQ(find_model_shape("tiny")->head_values(), 128u);
+}
+
+}  // namespace
+}  // namespace kvscope

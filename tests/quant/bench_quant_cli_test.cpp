@@ -1,0 +1,53 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+
+namespace kvscope {
+namespace {
+
+using test::cli_path;
+using test::run_process;
+
+// Small and quick: this checks the output contract, not the speed.
+TEST(BenchQuantCli, JsonHasTheDocumentedShape) {
+  const auto r = run_process({cli_path(), "bench", "quant", "--mib", "1", "--repeat", "1", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::ordered_json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j.begin().key(), "memcpy_ns_per_elem");
+  EXPECT_GT(j["memcpy_ns_per_elem"].get<double>(), 0.0);
+  ASSERT_EQ(j["kernels"].size(), 3u);
+  const char* tiers[] = {"q8", "fp8", "q4"};
+  const char* keys[] = {"precision", "quantize_ns_per_elem", "dequantize_ns_per_elem",
+                        "quantize_vs_memcpy", "dequantize_vs_memcpy", "rel_rmse"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& k = j["kernels"][i];
+    ASSERT_EQ(k.size(), 6u);
+    std::size_t at = 0;
+    for (auto it = k.begin(); it != k.end(); ++it, ++at) EXPECT_EQ(it.key(), keys[at]);
+    EXPECT_EQ(k["precision"], tiers[i]);
+    EXPECT_GT(k["quantize_ns_per_elem"].get<double>(), 0.0);
+    EXPECT_GT(k["rel_rmse"].get<double>(), 0.0);
+    EXPECT_LT(k["rel_rmse"].get<double>(), 0.2);
+  }
+}
+
+TEST(BenchQuantCli, TextOutputAndScalarKernels) {
+  const auto r =
+      run_process({cli_path(), "bench", "quant", "--mib", "1", "--repeat", "1", "--kernels", "scalar"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("kernels scalar"), std::string::npos);
+  EXPECT_NE(r.out.find("q4"), std::string::npos);
+}
+
+TEST(BenchQuantCli, BadUsageExitsTwo) {
+  EXPECT_EQ(run_process({cli_path(), "bench", "quant", "--mib", "0"}).exit_code, 2);
+  EXPECT_EQ(run_process({cli_path(), "bench", "quant", "--kernels", "neon"}).exit_code, 2);
+  EXPECT_EQ(run_process({cli_path(), "bench"}).exit_code, 2);
+  EXPECT_EQ(run_process({cli_path(), "bench", "nonsense"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace kvscope

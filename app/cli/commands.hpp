@@ -14,5 +14,7 @@ void add_validate_command(CLI::App& root, int& exit_code);
 void add_bench_command(CLI::App& root, int& exit_code);
 void add_info_command(CLI::App& root, int& exit_code);
 void add_record_command(CLI::App& root, int& exit_code);
+void add_simulate_command(CLI::App& root, int& exit_code);
+void add_replay_command(CLI::App& root, int& exit_code);
 
 }  // namespace kvscope::cli

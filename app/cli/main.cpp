@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   add_validate_command(app, exit_code);
   add_info_command(app, exit_code);
   add_record_command(app, exit_code);
+  add_simulate_command(app, exit_code);
+  add_replay_command(app, exit_code);
   add_bench_command(app, exit_code);
 
   try {

@@ -6,7 +6,6 @@
 #include <memory>
 #include <variant>
 
-#include "engine/snapshot.hpp"
 #include "policy/policy_config.hpp"
 
 namespace kvscope {
@@ -31,6 +30,8 @@ struct logged_command {
   std::uint64_t step = 0;  // applied before this step ran
   runner_command command;
 };
+
+struct engine_snapshot;  // engine/snapshot.hpp
 
 // What a front end needs from a running engine. Both calls return at once: a front end never
 // waits on the engine, and the engine never waits on a front end.

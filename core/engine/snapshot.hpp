@@ -2,9 +2,11 @@
 // An immutable picture of the engine that the runner publishes for readers (the GUI) without
 // ever waiting on them. Readers hold a shared_ptr<const engine_snapshot> as long as they like.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/commands.hpp"
 #include "engine/step_metrics.hpp"
 #include "memory/frame_map.hpp"
 #include "policy/policy_config.hpp"
@@ -37,12 +39,32 @@ struct engine_snapshot {
   double sim_time_s = 0;
   bool finished = false;                  // the load is exhausted and every request is done
   std::vector<step_metrics> new_metrics;  // steps since the previous snapshot, oldest first
+  // The last steps (up to recent_metrics_capacity) in chunks shared between snapshots, so a
+  // reader that skipped snapshots still gets every step: see metrics_since().
+  std::vector<std::shared_ptr<const std::vector<step_metrics>>> recent_chunks;
+  std::uint64_t generation = 0;  // +1 on every reset: step numbers start again at 0
   step_metrics latest;                    // the most recent step (also valid with no new steps)
   frame_map frames;
   std::vector<sequence_summary> sequences;  // running sequences, admission order
   policy_config policy;
   policy_state policy_now;
   std::uint64_t budget_bytes = 0;
+  std::vector<logged_command> command_log;  // every command applied so far, oldest first
+  bool playing = false;                     // the runner is stepping on its own
+
+  // Every step >= `step` still held in recent_chunks, oldest first.
+  std::vector<step_metrics> metrics_since(std::uint64_t from_step) const {
+    std::vector<step_metrics> out;
+    for (const auto& chunk : recent_chunks) {
+      if (chunk->empty() || chunk->back().step < from_step) continue;
+      for (const auto& m : *chunk) {
+        if (m.step >= from_step) out.push_back(m);
+      }
+    }
+    return out;
+  }
 };
+
+inline constexpr std::size_t recent_metrics_capacity = 1 << 16;
 
 }  // namespace kvscope

@@ -1,5 +1,6 @@
 #include "sched/prefix_cache.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace kvscope {
@@ -12,51 +13,67 @@ std::uint64_t chain_hash(std::uint64_t parent, std::uint64_t content) noexcept {
   return z ^ (z >> 31);
 }
 
+prefix_cache::node& prefix_cache::at(block_id b) {
+  if (b >= nodes_.size()) nodes_.resize(std::max<std::size_t>(b + 1, nodes_.size() * 2));
+  return nodes_[b];
+}
+
 block_id prefix_cache::find(std::uint64_t hash) const {
   const auto it = block_of_.find(hash);
   return it == block_of_.end() ? no_block : it->second;
 }
 
 bool prefix_cache::insert(std::uint64_t hash, block_id b) {
-  if (block_of_.count(hash) || hash_of_.count(b)) return false;
-  block_of_.emplace(hash, b);
-  hash_of_.emplace(b, hash);
+  node& n = at(b);
+  if (n.registered) return false;
+  if (!block_of_.try_emplace(hash, b).second) return false;
+  n.hash = hash;
+  n.registered = true;
   return true;
 }
 
 void prefix_cache::push_cached(block_id b) {
-  assert(hash_of_.count(b) && !lru_pos_.count(b));
-  lru_.push_back(b);
-  lru_pos_.emplace(b, std::prev(lru_.end()));
+  node& n = at(b);
+  assert(n.registered && !n.queued);
+  n.prev = tail_;
+  n.next = no_block;
+  if (tail_ != no_block) {
+    nodes_[tail_].next = b;
+  } else {
+    head_ = b;
+  }
+  tail_ = b;
+  n.queued = true;
+  ++cached_;
 }
 
 void prefix_cache::revive(block_id b) {
-  const auto it = lru_pos_.find(b);
-  if (it == lru_pos_.end()) return;  // live already (shared by a running sequence)
-  lru_.erase(it->second);
-  lru_pos_.erase(it);
+  if (b >= nodes_.size() || !nodes_[b].queued) return;  // live already (shared)
+  node& n = nodes_[b];
+  (n.prev != no_block ? nodes_[n.prev].next : head_) = n.next;
+  (n.next != no_block ? nodes_[n.next].prev : tail_) = n.prev;
+  n.queued = false;
+  --cached_;
 }
 
 block_id prefix_cache::pop_lru() {
-  if (lru_.empty()) return no_block;
-  const block_id b = lru_.front();
-  erase(b);
+  const block_id b = head_;
+  if (b != no_block) erase(b);
   return b;
 }
 
 void prefix_cache::erase(block_id b) {
+  if (b >= nodes_.size() || !nodes_[b].registered) return;
   revive(b);
-  const auto it = hash_of_.find(b);
-  if (it == hash_of_.end()) return;
-  block_of_.erase(it->second);
-  hash_of_.erase(it);
+  block_of_.erase(nodes_[b].hash);
+  nodes_[b].registered = false;
 }
 
 void prefix_cache::clear() {
   block_of_.clear();
-  hash_of_.clear();
-  lru_.clear();
-  lru_pos_.clear();
+  nodes_.clear();
+  head_ = tail_ = no_block;
+  cached_ = 0;
 }
 
 }  // namespace kvscope

@@ -3,8 +3,8 @@
 // and the LRU queue of cached blocks (refcount 0, kept for hits) evicted on demand. The pool
 // owns the blocks; this class only remembers them.
 #include <cstdint>
-#include <list>
 #include <unordered_map>
+#include <vector>
 
 #include "memory/frame_map.hpp"
 
@@ -20,7 +20,7 @@ class prefix_cache {
   // Registers full block `b` under `hash`; false (nothing changes) when the hash already names a
   // block or `b` already has a hash.
   bool insert(std::uint64_t hash, block_id b);
-  bool contains(block_id b) const { return hash_of_.count(b) != 0; }
+  bool contains(block_id b) const { return b < nodes_.size() && nodes_[b].registered; }
 
   // `b` (registered) reached refcount 0 and stays cached: it joins the most recent end.
   void push_cached(block_id b);
@@ -31,15 +31,27 @@ class prefix_cache {
   // Unregisters `b` wherever it is (freed outright, e.g. a duplicate of a registered hash).
   void erase(block_id b);
 
-  std::size_t cached_blocks() const noexcept { return lru_.size(); }
-  std::size_t registered_blocks() const noexcept { return hash_of_.size(); }
+  std::size_t cached_blocks() const noexcept { return cached_; }
+  std::size_t registered_blocks() const noexcept { return block_of_.size(); }
   void clear();
 
  private:
+  // Per block id (ids are dense pool record indices): its hash and its place in the LRU, an
+  // intrusive doubly linked list, so the hot path does one hash-map lookup at most.
+  struct node {
+    std::uint64_t hash = 0;
+    block_id prev = no_block;
+    block_id next = no_block;
+    bool registered = false;
+    bool queued = false;
+  };
+  node& at(block_id b);
+
   std::unordered_map<std::uint64_t, block_id> block_of_;
-  std::unordered_map<block_id, std::uint64_t> hash_of_;
-  std::list<block_id> lru_;  // front = least recently cached
-  std::unordered_map<block_id, std::list<block_id>::iterator> lru_pos_;
+  std::vector<node> nodes_;
+  block_id head_ = no_block;  // least recently cached
+  block_id tail_ = no_block;
+  std::size_t cached_ = 0;
 };
 
 }  // namespace kvscope

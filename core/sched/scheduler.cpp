@@ -72,6 +72,12 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
 }
 
 step_plan scheduler::step() {
+  auto plan = schedule();
+  complete(plan);
+  return plan;
+}
+
+step_plan scheduler::schedule() {
   step_plan plan;
   std::uint32_t budget = config_.max_num_batched_tokens;
   const std::uint64_t preemptions_before = preemptions_total_;
@@ -105,6 +111,10 @@ step_plan scheduler::step() {
     }
     if (!s.in_prefill() && s.generated_tokens >= s.req.output_tokens) plan.finished.push_back(s.id);
   }
+  return plan;
+}
+
+void scheduler::complete(const step_plan& plan) {
   if (!plan.finished.empty()) {
     for (sequence_id id : plan.finished) kv_.end_sequence(id);
     std::erase_if(running_, [&](const sequence_state& s) {
@@ -112,7 +122,6 @@ step_plan scheduler::step() {
     });
     finished_total_ += plan.finished.size();
   }
-  return plan;
 }
 
 }  // namespace kvscope

@@ -56,7 +56,14 @@ class scheduler {
   // Queues an arrived request (FCFS by call order).
   void enqueue(const request& r);
 
-  // Plans and executes one step: computes tokens, appends outputs, frees finished sequences.
+  // Plans one step: grows or preempts running sequences, admits waiting ones, and advances every
+  // scheduled sequence's token counts (computed_tokens - scheduled_tokens is where its new
+  // tokens start). Finished sequences are listed in the plan but still hold their blocks, so the
+  // caller can write their last tokens first.
+  step_plan schedule();
+  // Frees the plan's finished sequences. Call once after each schedule().
+  void complete(const step_plan& plan);
+  // schedule() then complete(): a step when nothing happens in between.
   step_plan step();
 
   bool idle() const noexcept { return running_.empty() && waiting_.empty(); }

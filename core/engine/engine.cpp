@@ -1,0 +1,227 @@
+#include "engine/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "memory/quality.hpp"
+
+namespace kvscope {
+namespace {
+
+paged_cache_config cache_config(const engine_options& o, const model_shape& shape) {
+  paged_cache_config c;
+  c.pool.shape = shape;
+  c.pool.block_size = o.block_size;
+  c.pool.budget_bytes = o.budget_bytes;
+  c.pool.mode = o.payload;
+  c.tail_tokens = o.tail_tokens;
+  c.max_tokens = o.max_tokens;
+  return c;
+}
+
+}  // namespace
+
+std::optional<std::string> validate(const engine_options& o) {
+  const auto shape = find_model_shape(o.model);
+  if (!shape) return "unknown model '" + o.model + "'";
+  if (auto reason = validate(o.policy)) return invalid_policy_message(*reason);
+  if (o.scheduler.max_num_seqs == 0) return "max_num_seqs must be at least 1";
+  if (o.scheduler.max_num_batched_tokens == 0) return "max_num_batched_tokens must be at least 1";
+  if (!(o.scheduler.watermark >= 0 && o.scheduler.watermark < 1)) return "watermark must be in [0, 1)";
+  if (!(o.timing.base_s >= 0 && o.timing.per_prefill_token_s >= 0 &&
+        o.timing.per_decode_token_s >= 0) ||
+      o.timing.base_s + o.timing.per_decode_token_s <= 0) {
+    return "step-time model must be non-negative and not all zero";
+  }
+  return paged_cache::validate(cache_config(o, *shape));
+}
+
+engine::engine(const engine_options& options, std::unique_ptr<request_source> load)
+    : options_(options), load_(std::move(load)), policy_(options.policy) {
+  if (auto reason = validate(options_)) throw std::invalid_argument(*reason);
+  shape_ = *find_model_shape(options_.model);
+  cache_ = std::make_unique<paged_cache>(cache_config(options_, shape_));
+  kv_ = std::make_unique<paged_kv_cache>(*cache_, options_.prefix_caching);
+  kv_->set_cold_level(policy_.level());
+  kv_->set_guaranteed_level(options_.policy.min_level);
+  sched_ = std::make_unique<scheduler>(options_.scheduler, *kv_);
+  data_.seed = options_.seed;
+  request r;
+  if (load_ && load_->next(r)) next_arrival_ = std::move(r);
+  last_.free_bytes = cache_->pool().budget_bytes();
+}
+
+engine::~engine() = default;
+
+double engine::pressure() const noexcept {
+  // As vLLM's kv_cache_usage_perc: cached blocks nobody references are evictable, so free.
+  // The empty slots of split frames are attributed to cached and referenced blocks pro rata
+  // (exact when a tier holds only one kind; an estimate in between, without a frame scan).
+  const auto usage = cache_->pool().usage();
+  double evictable = static_cast<double>(usage.cached_bytes);
+  for (const auto& tier : usage.tiers) {
+    if (tier.blocks > 0) {
+      evictable += static_cast<double>(tier.slack_bytes) * static_cast<double>(tier.cached_blocks) /
+                   static_cast<double>(tier.blocks);
+    }
+  }
+  const double in_use = static_cast<double>(usage.bytes_in_use) - evictable;
+  return std::clamp(in_use / static_cast<double>(usage.budget_bytes), 0.0, 1.0);
+}
+
+bool engine::finished() const noexcept { return !next_arrival_ && sched_->idle(); }
+
+void engine::pull_arrivals() {
+  // Nothing to do until the next request arrives: jump the clock instead of idling.
+  if (sched_->idle() && next_arrival_ && next_arrival_->arrival_s > clock_s_) {
+    clock_s_ = next_arrival_->arrival_s;
+  }
+  while (next_arrival_ && next_arrival_->arrival_s <= clock_s_) {
+    sched_->enqueue(*next_arrival_);
+    ++totals_.requests_total;
+    request r;
+    if (load_->next(r)) {
+      next_arrival_ = std::move(r);
+    } else {
+      next_arrival_.reset();
+    }
+  }
+}
+
+void engine::write_new_tokens() {
+  for (const auto& s : sched_->running()) {
+    if (s.scheduled_tokens == 0) continue;
+    const sequence_id cid = kv_->cache_id(s.id);
+    const std::uint32_t from = s.computed_tokens - s.scheduled_tokens;
+    if (options_.payload == payload_mode::data) {
+      (void)write_synthetic(*cache_, data_, cid, kv_->stream(s.id), from, s.computed_tokens);
+    } else {
+      (void)cache_->advance(cid, s.scheduled_tokens);
+    }
+  }
+}
+
+void engine::measure_quality() {
+  std::vector<sequence_stream> streams;
+  for (const auto& s : sched_->running()) streams.push_back({kv_->cache_id(s.id), kv_->stream(s.id)});
+  if (streams.empty()) return;
+  const auto quant = measure_cache_error(*cache_, data_, streams, options_.quality_blocks);
+  std::array<error_sum, 4> attention{};
+  // Attention error of a few sequences, attributed to the most compact tier each one holds.
+  const std::size_t stride = std::max<std::size_t>(1, streams.size() / 4);
+  for (std::size_t i = 0; i < streams.size(); i += stride) {
+    const auto table = cache_->block_table(streams[i].seq);
+    if (!table || table->empty()) continue;
+    int most = 0;
+    for (block_id b : *table) most = std::max(most, ordinal(cache_->pool().tier(b)));
+    if (auto e = measure_attention_error(*cache_, data_, streams[i])) attention[most] += *e;
+  }
+  for (int l = 0; l < 4; ++l) {
+    last_quant_error_[l] = quant[l].relative();
+    last_attention_error_[l] = attention[l].relative();
+    totals_.quant_squared_error[l] += quant[l].squared_error;
+    totals_.quant_squared_reference[l] += quant[l].squared_reference;
+    totals_.attention_squared_error[l] += attention[l].squared_error;
+    totals_.attention_squared_reference[l] += attention[l].squared_reference;
+  }
+  ++totals_.quality_samples;
+}
+
+void engine::record(const step_plan& plan) {
+  const auto usage = cache_->pool().usage();
+  step_metrics m;
+  m.step = steps_;
+  m.sim_time_s = clock_s_;
+  m.kv_cache_usage_perc = pressure();
+  m.pressure_ewma = policy_.ewma();
+  m.level = policy_.level();
+  for (int l = 0; l < 4; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();
+  m.scale_bytes = usage.scale_bytes;
+  m.free_bytes = usage.free_bytes;
+  m.num_requests_running = static_cast<std::uint32_t>(sched_->num_running());
+  m.num_requests_waiting = static_cast<std::uint32_t>(sched_->num_waiting());
+  m.num_preemptions_total = sched_->preemptions_total();
+  m.level_transitions_total = policy_.upgrades() + policy_.downgrades();
+  m.prefix_cache_hits = kv_->prefix_stats().hits;
+  m.prefix_cache_queries = kv_->prefix_stats().queries;
+  m.decode_tokens = plan.decode_tokens;
+  m.prefill_tokens = plan.prefill_tokens;
+  m.requests_finished_total = sched_->finished_total();
+  m.quant_rel_rmse = last_quant_error_;
+  m.attention_rel_l2 = last_attention_error_;
+  last_ = m;
+
+  totals_.requests_finished = sched_->finished_total();
+  totals_.requests_rejected = sched_->rejected().size();
+  totals_.preemptions = m.num_preemptions_total;
+  totals_.level_transitions = m.level_transitions_total;
+  totals_.decode_token_steps += plan.decode_tokens;
+  totals_.prefill_tokens += plan.prefill_tokens;
+  totals_.peak_usage = std::max(totals_.peak_usage, m.kv_cache_usage_perc);
+  totals_.usage_sum += m.kv_cache_usage_perc;
+  for (int l = 0; l < 4; ++l) {
+    totals_.peak_bytes_per_level[l] = std::max(totals_.peak_bytes_per_level[l], m.bytes_per_level[l]);
+  }
+  totals_.peak_scale_bytes = std::max(totals_.peak_scale_bytes, m.scale_bytes);
+  totals_.prefix = kv_->prefix_stats();
+}
+
+bool engine::step() {
+  if (finished()) return false;
+  pull_arrivals();
+  const step_plan plan = sched_->schedule();
+  write_new_tokens();
+  sched_->complete(plan);
+  clock_s_ += options_.timing.seconds(plan);
+
+  const precision level = *policy_.observe(pressure());
+  kv_->set_cold_level(level);
+  totals_.migrated_blocks += cache_->migrate(level, options_.migration_batch).blocks;
+  if (options_.payload == payload_mode::data && options_.quality_every > 0 &&
+      steps_ % options_.quality_every == 0) {
+    measure_quality();
+  }
+  record(plan);
+  ++steps_;
+  return true;
+}
+
+expected<void, std::string> engine::reconfigure(const policy_config& config) {
+  auto r = policy_.reconfigure(config);
+  if (!r) return r;
+  kv_->set_guaranteed_level(config.min_level);
+  kv_->set_cold_level(policy_.level());
+  return {};
+}
+
+engine_snapshot engine::snapshot() const {
+  engine_snapshot s;
+  s.step = steps_;
+  s.sim_time_s = clock_s_;
+  s.finished = finished();
+  s.latest = last_;
+  cache_->pool().snapshot(s.frames);
+  s.policy = policy_.config();
+  s.policy_now = policy_.state();
+  s.budget_bytes = cache_->pool().budget_bytes();
+  for (const auto& q : sched_->running()) {
+    sequence_summary summary;
+    summary.id = kv_->cache_id(q.id);
+    summary.request_id = q.req.id;
+    summary.phase = q.in_prefill() ? sequence_phase::prefill : sequence_phase::decode;
+    summary.prompt_tokens = q.req.prompt_tokens;
+    summary.output_tokens = q.req.output_tokens;
+    summary.tokens = q.computed_tokens;
+    if (const auto table = cache_->block_table(summary.id)) {
+      for (const block_id b : *table) {
+        const auto info = cache_->pool().info(b);
+        summary.block_table.push_back({info.frame, info.slot, info.tier, info.refcount > 1});
+      }
+    }
+    s.sequences.push_back(std::move(summary));
+  }
+  return s;
+}
+
+}  // namespace kvscope

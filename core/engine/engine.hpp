@@ -1,0 +1,135 @@
+#pragma once
+// The engine: one batched forward step at a time (DESIGN.md §5). Each step admits arrived
+// requests, schedules (continuous batching, prefix cache, preemption), writes the new tokens'
+// K/V (data mode) or just counts them (accounting mode), advances the simulated clock by the
+// step-time model, lets the policy observe the pressure, migrates cold blocks to its level and
+// records metrics. Deterministic: same options, load and command sequence, same metrics, bit for
+// bit, whatever the thread count (parallel work is per block or sequence, reduced in order).
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/snapshot.hpp"
+#include "engine/step_metrics.hpp"
+#include "load/request_source.hpp"
+#include "memory/paged_cache.hpp"
+#include "memory/synthetic_kv.hpp"
+#include "policy/policy_controller.hpp"
+#include "sched/paged_kv_cache.hpp"
+#include "sched/scheduler.hpp"
+#include "util/expected.hpp"
+
+namespace kvscope {
+
+// Simulated duration of a step: a fixed cost (reading the weights) plus a cost per token
+// computed. Defaults are in the range of an 8B model on one modern GPU.
+struct step_time_model {
+  double base_s = 0.010;
+  double per_prefill_token_s = 40e-6;
+  double per_decode_token_s = 80e-6;
+
+  double seconds(const step_plan& plan) const noexcept {
+    return base_s + per_prefill_token_s * plan.prefill_tokens +
+           per_decode_token_s * plan.decode_tokens;
+  }
+};
+
+struct engine_options {
+  std::string model = "llama3-8b";  // a model_shape preset name
+  std::uint64_t budget_bytes = 16ull << 30;
+  std::uint32_t block_size = 16;
+  std::uint32_t tail_tokens = 256;
+  std::uint32_t migration_batch = 64;  // cold blocks re-quantized per step at most
+  std::uint32_t max_tokens = 0;        // sliding window per sequence; 0 = off
+  payload_mode payload = payload_mode::accounting;
+  bool prefix_caching = true;
+  scheduler_config scheduler;
+  step_time_model timing;
+  policy_config policy;
+  std::uint64_t seed = 0;             // synthetic K/V data
+  std::uint32_t quality_every = 50;   // data mode: measure quality every N steps; 0 = never
+  std::uint32_t quality_blocks = 64;  // blocks sampled per measurement
+};
+
+// Why the options cannot make an engine (unknown model, invalid policy, pool too small, ...).
+std::optional<std::string> validate(const engine_options& options);
+
+// Totals over the run so far, for the summary.
+struct engine_totals {
+  std::uint64_t requests_total = 0;  // arrived (enqueued)
+  std::uint64_t requests_finished = 0;
+  std::uint64_t requests_rejected = 0;
+  std::uint64_t preemptions = 0;
+  std::uint64_t level_transitions = 0;
+  std::uint64_t decode_token_steps = 0;
+  std::uint64_t prefill_tokens = 0;
+  double peak_usage = 0;
+  double usage_sum = 0;  // mean_usage = usage_sum / steps
+  std::array<std::uint64_t, 4> peak_bytes_per_level{};
+  std::uint64_t peak_scale_bytes = 0;
+  prefix_cache_stats prefix;
+  std::uint64_t migrated_blocks = 0;
+  // Quality: error sums over every measurement, by level (relative() of these).
+  std::array<double, 4> quant_squared_error{}, quant_squared_reference{};
+  std::array<double, 4> attention_squared_error{}, attention_squared_reference{};
+  std::uint64_t quality_samples = 0;
+};
+
+class engine {
+ public:
+  // Throws std::invalid_argument with validate()'s reason.
+  engine(const engine_options& options, std::unique_ptr<request_source> load);
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  // Runs one step; false (and nothing happens) once the load is exhausted and every request
+  // has finished or been rejected. Throws what the load throws (a bad row while streaming).
+  bool step();
+  bool finished() const noexcept;
+
+  std::uint64_t steps_done() const noexcept { return steps_; }
+  double sim_time_s() const noexcept { return clock_s_; }
+  const step_metrics& last_metrics() const noexcept { return last_; }
+  const engine_totals& totals() const noexcept { return totals_; }
+  const std::vector<rejected_request>& rejected() const noexcept { return sched_->rejected(); }
+  const engine_options& options() const noexcept { return options_; }
+  const policy_controller& policy() const noexcept { return policy_; }
+  const paged_cache& cache() const noexcept { return *cache_; }
+  // The policy's input: bytes referenced by sequences / budget, in [0, 1]. Cached blocks that
+  // no sequence references are evictable and count as free, as in vLLM's kv_cache_usage_perc.
+  double pressure() const noexcept;
+
+  // Adopts a new policy config from the next step on; the validation reason otherwise.
+  expected<void, std::string> reconfigure(const policy_config& config);
+
+  // Frame map, running sequences with block tables, policy state; the runner adds the rest.
+  engine_snapshot snapshot() const;
+
+ private:
+  void pull_arrivals();
+  void write_new_tokens();
+  void measure_quality();
+  void record(const step_plan& plan);
+
+  engine_options options_;
+  model_shape shape_;
+  std::unique_ptr<request_source> load_;
+  std::optional<request> next_arrival_;
+  std::unique_ptr<paged_cache> cache_;
+  std::unique_ptr<paged_kv_cache> kv_;
+  std::unique_ptr<scheduler> sched_;
+  policy_controller policy_;
+  synthetic_kv data_;
+  double clock_s_ = 0;
+  std::uint64_t steps_ = 0;
+  step_metrics last_;
+  engine_totals totals_;
+  std::array<double, 4> last_quant_error_{NAN, NAN, NAN, NAN};
+  std::array<double, 4> last_attention_error_{NAN, NAN, NAN, NAN};
+};
+
+}  // namespace kvscope

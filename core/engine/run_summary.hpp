@@ -1,0 +1,48 @@
+#pragma once
+// The figures of a finished (or interrupted) run, as the CLI's summary and a policy export's
+// provenance report them.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/engine.hpp"
+
+namespace kvscope {
+
+struct run_summary {
+  std::string model;
+  std::string load;
+  std::uint64_t budget_bytes = 0;
+  std::uint64_t requests_total = 0;
+  std::uint64_t requests_finished = 0;
+  std::uint64_t requests_rejected = 0;
+  std::uint64_t preemptions = 0;
+  std::uint64_t level_transitions = 0;
+  double peak_usage = 0;
+  double mean_usage = 0;
+  std::uint64_t steps = 0;
+  double sim_seconds = 0;
+  double wall_seconds = 0;
+  std::uint64_t decode_token_steps = 0;
+  double decode_token_steps_per_s = 0;  // per wall-clock second
+  double prefix_cache_hit_rate = 0;     // hits / queries, tokens; 0 with no queries
+  std::array<std::uint64_t, 4> peak_bytes_per_level{};
+  std::uint64_t peak_scale_bytes = 0;
+  std::uint64_t migrated_blocks = 0;
+  precision final_level = precision::fp16;
+  std::array<double, 4> quant_rel_rmse{};    // NaN where never measured
+  std::array<double, 4> attention_rel_l2{};  // NaN where never measured
+};
+
+run_summary summarize(const engine& e, std::string load, double wall_seconds);
+
+// One JSON object; NaN errors are written as null.
+std::string summary_json(const run_summary& s);
+// A few aligned lines for people.
+std::string summary_text(const run_summary& s);
+// (name, value) pairs for a policy export's provenance.
+std::vector<std::pair<std::string, double>> summary_metrics(const run_summary& s);
+
+}  // namespace kvscope

@@ -1,0 +1,175 @@
+#include "engine/runner.hpp"
+
+#include <type_traits>
+
+#include "engine/engine.hpp"
+#include "engine/session.hpp"
+
+namespace kvscope {
+
+runner::runner(engine_factory make_engine, runner_options options)
+    : make_engine_(std::move(make_engine)), options_(options) {
+  engine_ = make_engine_();
+  playing_.store(options_.start_playing, std::memory_order_release);
+  steps_per_second_ = options_.steps_per_second;
+  publish(true);
+  thread_ = std::thread([this] { run(); });
+}
+
+runner::~runner() {
+  {
+    std::lock_guard lock(queue_mutex_);
+    stop_ = true;
+  }
+  queue_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void runner::post(runner_command command) {
+  {
+    std::lock_guard lock(queue_mutex_);
+    queue_.push_back(std::move(command));
+    ++posted_;
+  }
+  queue_cv_.notify_one();
+}
+
+std::shared_ptr<const engine_snapshot> runner::latest() const {
+  std::lock_guard lock(latest_mutex_);
+  return latest_;
+}
+
+std::shared_ptr<const engine_snapshot> runner::sync() {
+  std::uint64_t target = 0;
+  {
+    std::lock_guard lock(queue_mutex_);
+    target = posted_;
+  }
+  queue_cv_.notify_one();
+  std::unique_lock lock(sync_mutex_);
+  published_cv_.wait(lock, [&] {
+    return published_commands_.load(std::memory_order_acquire) >= target;
+  });
+  return latest();
+}
+
+void runner::apply(const runner_command& command) {
+  log_.push_back({engine_->steps_done(), command});
+  std::visit(
+      [this](const auto& c) {
+        using T = std::decay_t<decltype(c)>;
+        if constexpr (std::is_same_v<T, play_command>) {
+          playing_.store(true, std::memory_order_release);
+        } else if constexpr (std::is_same_v<T, pause_command>) {
+          playing_.store(false, std::memory_order_release);
+          pending_steps_ = 0;
+        } else if constexpr (std::is_same_v<T, step_command>) {
+          playing_.store(false, std::memory_order_release);
+          pending_steps_ += c.steps;
+        } else if constexpr (std::is_same_v<T, speed_command>) {
+          steps_per_second_ = c.steps_per_second;
+        } else if constexpr (std::is_same_v<T, reset_command>) {
+          unpublished_.clear();
+          chunks_.clear();
+          chunked_steps_ = 0;
+          ++generation_;
+          pending_steps_ = 0;
+        }
+      },
+      command);
+  apply_to_engine(command, engine_, make_engine_);
+}
+
+void runner::publish(bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  force = force || publish_pending_;
+  if (!force && now - last_publish_ < options_.snapshot_interval) return;
+  publish_pending_ = false;
+  last_publish_ = now;
+  auto snapshot = std::make_shared<engine_snapshot>(engine_->snapshot());
+  if (!unpublished_.empty()) {
+    chunked_steps_ += unpublished_.size();
+    chunks_.push_back(std::make_shared<const std::vector<step_metrics>>(unpublished_));
+    while (chunked_steps_ - chunks_.front()->size() >= recent_metrics_capacity) {
+      chunked_steps_ -= chunks_.front()->size();
+      chunks_.pop_front();
+    }
+  }
+  snapshot->new_metrics = std::move(unpublished_);
+  unpublished_.clear();
+  snapshot->recent_chunks.assign(chunks_.begin(), chunks_.end());
+  snapshot->generation = generation_;
+  snapshot->command_log = log_;
+  snapshot->playing = playing_.load(std::memory_order_acquire);
+  {
+    std::unique_lock swap_lock(latest_mutex_, std::try_to_lock);
+    if (!swap_lock.owns_lock()) {
+      // A reader is copying the pointer right now: keep the steps and retry at the next step
+      // boundary rather than wait for it.
+      if (!snapshot->new_metrics.empty()) {
+        chunked_steps_ -= chunks_.back()->size();
+        chunks_.pop_back();
+      }
+      unpublished_ = std::move(snapshot->new_metrics);
+      publish_pending_ = true;
+      return;
+    }
+    std::shared_ptr<const engine_snapshot> fresh = std::move(snapshot);
+    latest_.swap(fresh);
+    snapshot.reset();
+    // `fresh` now holds the previous snapshot; it is released after the lock, below.
+    swap_lock.unlock();
+  }
+  published_commands_.store(applied_, std::memory_order_release);
+  { std::lock_guard lock(sync_mutex_); }  // pairs with the waiter's predicate check
+  published_cv_.notify_all();
+}
+
+void runner::run() {
+  using clock = std::chrono::steady_clock;
+  auto next_step_at = clock::now();
+  for (;;) {
+    // Drain commands without ever waiting for the lock: a front end holding it is skipped this
+    // round and its commands apply at the next step boundary.
+    std::deque<runner_command> commands;
+    bool stopping = false;
+    if (std::unique_lock lock(queue_mutex_, std::try_to_lock); lock.owns_lock()) {
+      commands.swap(queue_);
+      stopping = stop_;
+    }
+    if (stopping) return;
+    for (const auto& c : commands) apply(c);
+    applied_ += commands.size();
+
+    const bool want_step = playing_.load(std::memory_order_acquire) || pending_steps_ > 0;
+    if (want_step && !engine_->finished()) {
+      if (steps_per_second_ > 0) {
+        const auto now = clock::now();
+        if (now < next_step_at) {
+          std::unique_lock lock(queue_mutex_);
+          queue_cv_.wait_until(lock, next_step_at, [&] { return stop_ || !queue_.empty(); });
+          continue;
+        }
+        next_step_at = std::max(next_step_at, now - std::chrono::milliseconds(100)) +
+                       std::chrono::duration_cast<clock::duration>(
+                           std::chrono::duration<double>(1.0 / steps_per_second_));
+      }
+      if (engine_->step()) unpublished_.push_back(engine_->last_metrics());
+      if (pending_steps_ > 0) --pending_steps_;
+      if (engine_->finished()) playing_.store(false, std::memory_order_release);
+      publish(!commands.empty() || (pending_steps_ == 0 && !playing_.load()));
+      continue;
+    }
+
+    // Idle: show the latest state, then sleep until a command arrives (or retry the publish).
+    publish(true);
+    std::unique_lock lock(queue_mutex_);
+    if (publish_pending_) {
+      queue_cv_.wait_for(lock, std::chrono::milliseconds(1));
+    } else {
+      queue_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    }
+  }
+}
+
+}  // namespace kvscope

@@ -1,0 +1,83 @@
+#pragma once
+// The runner owns the engine's thread. Front ends post commands and pick up snapshots; the engine
+// never waits on a front end (DESIGN.md §5): it drains the command queue and swaps in a new
+// snapshot with try_lock only, and when a reader happens to hold the lock (for the few
+// nanoseconds of a pointer copy) it simply tries again at the next step boundary.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/commands.hpp"
+#include "engine/snapshot.hpp"
+
+namespace kvscope {
+
+class engine;
+
+struct runner_options {
+  bool start_playing = false;
+  double steps_per_second = 0;                    // 0 = as fast as possible
+  std::chrono::milliseconds snapshot_interval{33};  // ~30 snapshots a second at most
+};
+
+class runner final : public engine_feed {
+ public:
+  // Makes a fresh engine: called once at start and again on every reset_command.
+  using engine_factory = std::function<std::unique_ptr<engine>()>;
+
+  runner(engine_factory make_engine, runner_options options = {});
+  ~runner() override;  // stops the thread
+  runner(const runner&) = delete;
+  runner& operator=(const runner&) = delete;
+
+  void post(runner_command command) override;
+  std::shared_ptr<const engine_snapshot> latest() const override;
+
+  // Blocks until the engine thread has published a snapshot that reflects every command posted
+  // before this call (for tests and batch front ends; a GUI never calls it).
+  std::shared_ptr<const engine_snapshot> sync();
+
+ private:
+  void run();
+  void apply(const runner_command& command);
+  void publish(bool force);
+
+  engine_factory make_engine_;
+  runner_options options_;
+  std::unique_ptr<engine> engine_;
+
+  mutable std::mutex queue_mutex_;
+  std::condition_variable queue_cv_;
+  std::deque<runner_command> queue_;
+  std::uint64_t posted_ = 0;  // commands ever posted (guarded by queue_mutex_)
+  bool stop_ = false;
+
+  std::mutex sync_mutex_;
+  std::condition_variable published_cv_;
+  std::atomic<std::uint64_t> published_commands_{0};  // commands reflected in latest()
+  std::uint64_t applied_ = 0;                          // engine thread only
+
+  std::vector<logged_command> log_;  // engine thread only; copied into snapshots
+
+  mutable std::mutex latest_mutex_;  // guards latest_: readers copy it, the engine try_locks
+  std::shared_ptr<const engine_snapshot> latest_;
+  bool publish_pending_ = false;  // a forced publish found the lock taken: retry
+  std::vector<step_metrics> unpublished_;
+  std::deque<std::shared_ptr<const std::vector<step_metrics>>> chunks_;  // recent, oldest first
+  std::size_t chunked_steps_ = 0;
+  std::uint64_t generation_ = 0;
+  std::chrono::steady_clock::time_point last_publish_{};
+  std::atomic<bool> playing_{false};
+  std::uint32_t pending_steps_ = 0;
+  double steps_per_second_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,163 @@
+#include "sched/paged_kv_cache.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace kvscope {
+namespace {
+
+constexpr std::uint64_t unique_salt = 0x6b7673636f706521ull;  // "kvscope!"
+
+}  // namespace
+
+paged_kv_cache::paged_kv_cache(paged_cache& cache, bool prefix_caching)
+    : cache_(cache), prefix_caching_(prefix_caching && cache.config().max_tokens == 0) {}
+
+std::uint64_t paged_kv_cache::block_hash(const tracked& t, std::uint32_t index) const {
+  const std::uint64_t bs = cache_.block_size();
+  const std::uint64_t last_token = (index + 1) * bs - 1;
+  if (t.prefix_block_size > 0 && last_token < t.prompt_tokens) {
+    const std::uint64_t j = last_token / t.prefix_block_size;
+    // prefix_hashes[j] names the content of tokens [0, (j+1)·B): equal ids, equal blocks.
+    if (j < t.prefix_hashes.size()) return chain_hash(t.prefix_hashes[j], index);
+  }
+  return chain_hash(chain_hash(unique_salt, t.request_id), index);
+}
+
+sequence_id paged_kv_cache::cache_id(sequence_id seq) const {
+  const auto it = tracked_.find(seq);
+  return it == tracked_.end() ? no_sequence : it->second.cache_id;
+}
+
+std::uint64_t paged_kv_cache::stream(sequence_id seq) const {
+  const auto it = tracked_.find(seq);
+  return it == tracked_.end() ? 0 : it->second.stream;
+}
+
+std::uint32_t paged_kv_cache::begin_sequence(sequence_id seq, const request& r,
+                                             std::uint32_t prompt_tokens) {
+  assert(!tracked_.count(seq));
+  tracked t;
+  t.cache_id = cache_.create_sequence();
+  t.request_id = r.id;
+  t.prompt_tokens = r.prompt_tokens;
+  t.prefix_block_size = r.prefix_block_size;
+  t.prefix_hashes = r.prefix_hashes;
+  // Sequences sharing any block share their first prefix hash: one stream makes their shared
+  // synthetic data identical, so quality is measured against the right originals.
+  t.stream = r.prefix_hashes.empty() ? r.id : r.prefix_hashes.front();
+
+  std::uint32_t hit_blocks = 0;
+  if (prefix_caching_) {
+    const std::uint32_t bs = cache_.block_size();
+    // Only whole blocks, and never the last prompt token: it must be computed to sample.
+    while ((hit_blocks + 1) * bs < prompt_tokens) {
+      const block_id b = prefix_.find(block_hash(t, hit_blocks));
+      if (b == no_block) break;
+      prefix_.revive(b);
+      (void)cache_.append_shared(t.cache_id, b);
+      ++hit_blocks;
+    }
+    t.registered_blocks = hit_blocks;
+    stats_.queries += prompt_tokens;
+    stats_.hits += std::uint64_t{hit_blocks} * bs;
+  }
+  const std::uint32_t hit_tokens = hit_blocks * cache_.block_size();
+  if (hit_tokens > 0) (void)cache_.advance(t.cache_id, hit_tokens);
+  tracked_.emplace(seq, std::move(t));
+  return hit_tokens;
+}
+
+bool paged_kv_cache::evict_one() {
+  const block_id b = prefix_.pop_lru();
+  if (b == no_block) return false;
+  cache_.evict(b);
+  ++stats_.evictions;
+  return true;
+}
+
+void paged_kv_cache::register_full_blocks(tracked& t, std::uint32_t tokens) {
+  if (!prefix_caching_) return;
+  const auto table = *cache_.block_table(t.cache_id);
+  const std::uint32_t full = std::min<std::uint32_t>(tokens / cache_.block_size(),
+                                                     static_cast<std::uint32_t>(table.size()));
+  for (; t.registered_blocks < full; ++t.registered_blocks) {
+    (void)prefix_.insert(block_hash(t, t.registered_blocks), table[t.registered_blocks]);
+  }
+}
+
+bool paged_kv_cache::allocate_slots(sequence_id seq, std::uint32_t total_tokens) {
+  tracked& t = tracked_.at(seq);
+  const std::uint32_t bs = cache_.block_size();
+  const std::uint32_t have = *cache_.capacity(t.cache_id) / bs;
+  const std::uint32_t need = (total_tokens + bs - 1) / bs;
+  const std::uint32_t tail = cache_.config().tail_tokens;
+  for (std::uint32_t i = have; i < need; ++i) {
+    // Wholly older than the hot tail at the new length: born cold.
+    const bool cold = std::uint64_t{i + 1} * bs + tail <= total_tokens;
+    const precision tier = cold ? cold_level_ : precision::fp16;
+    for (;;) {
+      if (cache_.append_block(t.cache_id, tier)) break;
+      if (!evict_one()) {
+        for (std::uint32_t undo = have; undo < i; ++undo) (void)cache_.pop_block(t.cache_id);
+        return false;
+      }
+    }
+  }
+  register_full_blocks(t, total_tokens);
+  return true;
+}
+
+void paged_kv_cache::end_sequence(sequence_id seq) {
+  const auto it = tracked_.find(seq);
+  assert(it != tracked_.end());
+  const sequence_id cid = it->second.cache_id;
+  const auto table = *cache_.block_table(cid);
+  const std::vector<block_id> blocks(table.begin(), table.end());
+  released_.clear();
+  (void)cache_.drop_sequence(
+      cid, prefix_caching_ ? retention::cache_full_blocks : retention::free_all, &released_);
+  for (const block_id b : released_) {
+    // A full block whose content another block already holds is unreachable: free it now.
+    if (prefix_.contains(b)) {
+      prefix_.push_cached(b);
+    } else {
+      cache_.evict(b);
+    }
+  }
+  if (prefix_caching_) {
+    for (const block_id b : blocks) {
+      if (!cache_.pool().is_live(b)) prefix_.erase(b);  // freed outright (partial block)
+    }
+  }
+  tracked_.erase(it);
+}
+
+std::uint64_t paged_kv_cache::frames_for(std::uint32_t tokens, precision cold) const {
+  const std::uint64_t bs = cache_.block_size();
+  const std::uint64_t blocks = (tokens + bs - 1) / bs;
+  const std::uint64_t hot = std::min<std::uint64_t>(blocks, (cache_.config().tail_tokens + bs - 1) / bs + 1);
+  const std::uint64_t cold_blocks = blocks - hot;
+  const auto& layout = cache_.pool().layout(cold);
+  const std::uint64_t slots = layout.slots_per_frame;
+  const std::uint64_t scale_frames =
+      (cold_blocks * layout.scale_bytes + cache_.pool().frame_bytes() - 1) / cache_.pool().frame_bytes();
+  return hot + (cold_blocks + slots - 1) / slots + scale_frames;
+}
+
+bool paged_kv_cache::can_admit(std::uint32_t tokens, std::uint32_t reserve_frames) const {
+  const auto usage = cache_.pool().usage();
+  std::uint64_t evictable = 0;  // whole frames the LRU could give back, roughly
+  for (precision p : all_precisions) {
+    evictable += usage.tiers[ordinal(p)].cached_blocks / cache_.pool().layout(p).slots_per_frame;
+  }
+  return frames_for(tokens, cold_level_) + reserve_frames <= usage.free_frames + evictable;
+}
+
+bool paged_kv_cache::could_ever_fit(std::uint32_t tokens) const {
+  const std::uint32_t window = cache_.config().max_tokens;
+  if (window > 0) tokens = std::min(tokens, window + cache_.block_size());
+  return frames_for(tokens, guaranteed_level_) <= cache_.pool().frame_count();
+}
+
+}  // namespace kvscope

@@ -1,0 +1,75 @@
+#pragma once
+// kv_cache_manager over the paged cache: the two tiers and the prefix cache as vLLM's
+// KVCacheManager would run them. New blocks wholly older than the hot tail are allocated at the
+// current cold level; the rest at fp16. Full blocks are registered under a chained content hash
+// (from the request's prefix hashes where it has them, else unique to the request so that a
+// preempted request finds its own blocks again); freed full blocks wait in an LRU and are
+// evicted, oldest first, when an allocation would otherwise fail.
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "memory/paged_cache.hpp"
+#include "sched/kv_cache_manager.hpp"
+#include "sched/prefix_cache.hpp"
+
+namespace kvscope {
+
+struct prefix_cache_stats {
+  std::uint64_t queries = 0;    // prompt tokens looked up (vLLM's prefix_cache_queries)
+  std::uint64_t hits = 0;       // of which found in the cache (vLLM's prefix_cache_hits)
+  std::uint64_t evictions = 0;  // cached blocks evicted to make room
+};
+
+class paged_kv_cache final : public kv_cache_manager {
+ public:
+  // `cache` must outlive this object. Prefix caching needs the sliding window off.
+  paged_kv_cache(paged_cache& cache, bool prefix_caching);
+
+  std::uint32_t begin_sequence(sequence_id seq, const request& r,
+                               std::uint32_t prompt_tokens) override;
+  bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override;
+  void end_sequence(sequence_id seq) override;
+  bool can_admit(std::uint32_t tokens, std::uint32_t reserve_frames) const override;
+  bool could_ever_fit(std::uint32_t tokens) const override;
+  std::uint32_t total_frames() const override { return cache_.pool().frame_count(); }
+
+  // New cold blocks are allocated at `level` from now on.
+  void set_cold_level(precision level) noexcept { cold_level_ = level; }
+  // The level cold blocks are guaranteed to reach (the policy's min_level): could_ever_fit
+  // counts on no more compaction than that, so a request it admits can always complete.
+  void set_guaranteed_level(precision level) noexcept { guaranteed_level_ = level; }
+
+  // The paged cache's id for a scheduler sequence; no_sequence when it has none.
+  sequence_id cache_id(sequence_id seq) const;
+  // The synthetic data stream of a scheduler sequence (data mode; equal for shared content).
+  std::uint64_t stream(sequence_id seq) const;
+  const prefix_cache_stats& prefix_stats() const noexcept { return stats_; }
+
+ private:
+  struct tracked {
+    sequence_id cache_id = no_sequence;
+    std::uint64_t request_id = 0;
+    std::uint32_t prompt_tokens = 0;
+    std::uint32_t prefix_block_size = 0;
+    std::vector<std::uint64_t> prefix_hashes;
+    std::uint64_t stream = 0;
+    std::uint32_t registered_blocks = 0;  // blocks [0, n) were offered to the prefix cache
+  };
+
+  std::uint64_t block_hash(const tracked& t, std::uint32_t index) const;
+  bool evict_one();
+  void register_full_blocks(tracked& t, std::uint32_t tokens);
+  std::uint64_t frames_for(std::uint32_t tokens, precision cold) const;
+
+  paged_cache& cache_;
+  prefix_cache prefix_;
+  bool prefix_caching_;
+  precision cold_level_ = precision::fp16;
+  precision guaranteed_level_ = precision::fp16;
+  std::unordered_map<sequence_id, tracked> tracked_;
+  prefix_cache_stats stats_;
+  std::vector<block_id> released_;  // scratch for end_sequence
+};
+
+}  // namespace kvscope

@@ -1,0 +1,33 @@
+#pragma once
+// Small engines on generated loads, shared by the engine tests.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "io/metrics_csv.hpp"
+#include "load/open_load.hpp"
+
+namespace kvscope::test {
+
+inline std::unique_ptr<request_source> gen_load(const std::string& spec) {
+  return open_load(spec, load_format::automatic, read_options{});
+}
+
+inline engine_options tiny_options(std::uint64_t budget_bytes, payload_mode payload) {
+  engine_options o;
+  o.model = "tiny";
+  o.budget_bytes = budget_bytes;
+  o.payload = payload;
+  o.quality_every = 20;
+  return o;
+}
+
+// Every step's metrics as CSV rows: equal vectors mean bit-identical metrics.
+inline std::vector<std::string> run_rows(engine& e) {
+  std::vector<std::string> rows;
+  while (e.step()) rows.push_back(metrics_csv_row(e.last_metrics()));
+  return rows;
+}
+
+}  // namespace kvscope::test

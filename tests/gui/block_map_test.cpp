@@ -1,0 +1,164 @@
+// The block map draws what the snapshot says: pixel colours at known frames, aggregation when
+// frames outnumber pixels, hover text, click-to-select and the block table it feeds.
+#include <QSignalSpy>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <array>
+
+#include "block_map_widget.hpp"
+#include "block_table_panel.hpp"
+#include "gui_test_support.hpp"
+#include "scripted_feed.hpp"
+#include "theme.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+QRgb pixelAt(const QImage& image, QPointF logical) {
+  const double dpr = image.devicePixelRatio();
+  return image.pixel(static_cast<int>(logical.x() * dpr), static_cast<int>(logical.y() * dpr));
+}
+
+// 64 frames: frame 5 one full fp16 block of sequence 1; frame 9 a q4 frame with slot 2 used by
+// sequence 2 (full) and the rest free; frame 12 a q8 frame, slot 0 cached, slot 1 shared.
+std::shared_ptr<engine_snapshot> knownSnapshot() {
+  auto s = test::emptySnapshot(64);
+  auto& f = s->frames.frames;
+  f[5].slots[0] = {1, 0, 16, 1, false, 100};
+  f[9].tier = precision::q4;
+  f[9].slot_count = 4;
+  f[9].slots[2] = {2, 3, 16, 1, false, 101};
+  f[12].tier = precision::q8;
+  f[12].slot_count = 2;
+  f[12].slots[0] = {no_sequence, 0, 16, 0, true, 102};
+  f[12].slots[1] = {1, 1, 16, 2, false, 103};
+  sequence_summary one;
+  one.id = 1;
+  one.tokens = 32;
+  one.block_table = {{5, 0, precision::fp16, false}, {12, 1, precision::q8, true}};
+  sequence_summary two;
+  two.id = 2;
+  two.tokens = 64;
+  two.block_table = {{9, 2, precision::q4, false}};
+  s->sequences = {one, two};
+  return s;
+}
+
+class BlockMapTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    map.resize(480, 360);
+    map.setSnapshot(knownSnapshot());
+    map.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&map));
+  }
+  BlockMapWidget map;
+  const Theme& theme = lightTheme();
+};
+
+TEST_F(BlockMapTest, ColourAtAKnownFrameMatchesTheSnapshot) {
+  const QImage shot = map.grab().toImage();
+  ASSERT_TRUE(map.layout().detailed()) << "64 frames in 480×360 get big cells";
+  // A full block is drawn solid in its level's colour; inside the slot, away from the dot.
+  const QRectF fp16 = map.slotRect(5, 0);
+  EXPECT_EQ(pixelAt(shot, fp16.topLeft() + QPointF(2, 2)), theme.level[0].rgb());
+  const QRectF q4 = map.slotRect(9, 2);
+  EXPECT_LT(q4.width(), map.frameRect(9).width() / 1.5) << "a q4 block takes a quarter";
+  EXPECT_EQ(pixelAt(shot, q4.center()), theme.level[3].rgb());
+  EXPECT_EQ(pixelAt(shot, map.slotRect(9, 0).center()), theme.freeFrame.rgb());
+  EXPECT_EQ(pixelAt(shot, map.slotRect(12, 0).center()), theme.cachedBlock.rgb());
+  EXPECT_EQ(pixelAt(shot, map.frameRect(0).center()), theme.freeFrame.rgb());
+  // The shared block carries a dot in its middle.
+  EXPECT_EQ(pixelAt(shot, map.slotRect(12, 1).center()), QColor(Qt::white).rgb());
+}
+
+TEST_F(BlockMapTest, ColourBySequenceUsesTheOwnersColour) {
+  map.setColorMode(BlockColorMode::bySequence);
+  const QImage shot = map.grab().toImage();
+  EXPECT_EQ(pixelAt(shot, map.slotRect(9, 2).center()), theme.sequenceColor(2).rgb());
+  EXPECT_EQ(pixelAt(shot, map.slotRect(5, 0).topLeft() + QPointF(2, 2)), theme.sequenceColor(1).rgb());
+}
+
+TEST_F(BlockMapTest, ClickSelectsTheSequenceAndTheTableShowsItsBlocks) {
+  BlockTablePanel table;
+  table.setSnapshot(map.snapshot());
+  QObject::connect(&map, &BlockMapWidget::sequenceSelected, &table, &BlockTablePanel::showSequence);
+  QSignalSpy selected(&map, &BlockMapWidget::sequenceSelected);
+  QTest::mouseClick(&map, Qt::LeftButton, {}, map.slotRect(5, 0).center().toPoint());
+  ASSERT_EQ(selected.count(), 1);
+  EXPECT_EQ(selected.front().front().value<sequence_id>(), 1);
+  ASSERT_EQ(table.model().rowCount(), 2);
+  EXPECT_EQ(table.model().rows()[1].frame, 12u);
+  EXPECT_TRUE(table.model().rows()[1].shared);
+  // Blocks of other sequences are dimmed; the selected ones keep their colour.
+  const QImage shot = map.grab().toImage();
+  EXPECT_EQ(pixelAt(shot, map.slotRect(5, 0).topLeft() + QPointF(2, 2)), theme.level[0].rgb());
+  EXPECT_NE(pixelAt(shot, map.slotRect(9, 2).center()), theme.level[3].rgb());
+  // Clicking a free frame clears the selection.
+  QTest::mouseClick(&map, Qt::LeftButton, {}, map.frameRect(0).center().toPoint());
+  EXPECT_EQ(map.selectedSequence(), no_sequence);
+}
+
+TEST_F(BlockMapTest, HoverTextNamesFrameOwnerLogicalIndexFillAndRefcount) {
+  const QString text = map.describeAt(map.slotRect(12, 1).center().toPoint());
+  EXPECT_TRUE(text.contains(QStringLiteral("Frame 12"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("sequence 1, logical block 1, 16/16 tokens, refcount 2")))
+      << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("cached"))) << text.toStdString();
+  EXPECT_TRUE(map.describeAt(QPoint(-5, -5)).isEmpty());
+}
+
+TEST(BlockMapRender, MoreFramesThanPixelsAreAggregatedNotDropped) {
+  const auto layout = BlockMapLayout::compute(QSize(100, 80), 50'000);
+  ASSERT_GT(layout.framesPerPixel, 1);
+  EXPECT_LE(layout.units(), layout.cols * layout.rows);
+  EXPECT_GE(static_cast<long long>(layout.units()) * layout.framesPerPixel, 50'000);
+  // Half the frames of one pixel used (fp16), half free: the pixel is the mix of both colours.
+  frame_map map;
+  map.frames.assign(50'000, frame_info{});
+  for (int f = 0; f < layout.framesPerPixel / 2; ++f) map.frames[static_cast<std::size_t>(f)].slots[0] = {0, f, 16, 1, false, static_cast<block_id>(f)};
+  const auto colors = BlockMapColors::fromTheme(lightTheme());
+  QImage image;
+  renderBlockMap(image, map, layout, colors, BlockColorMode::byPrecision, {});
+  const QColor px = image.pixelColor(layout.originX, layout.originY);
+  const QColor used = lightTheme().level[0], unused = lightTheme().freeFrame;
+  const double share = (layout.framesPerPixel / 2) / static_cast<double>(layout.framesPerPixel);
+  EXPECT_NEAR(px.red(), unused.red() + (used.red() - unused.red()) * share, 2);
+  EXPECT_NEAR(px.blue(), unused.blue() + (used.blue() - unused.blue()) * share, 2);
+  // The last frame lands on a pixel inside the image.
+  const auto hit = layout.hitTest(layout.frameRect(49'999).topLeft());
+  EXPECT_LE(hit.firstFrame, 49'999);
+  EXPECT_GE(hit.lastFrame, 49'999);
+}
+
+// A real snapshot from the (stand-in) engine: the colour of a known q4 block is the q4 colour.
+TEST(BlockMapRender, ColourMatchesAnEngineSnapshot) {
+  ScriptedFeed feed({}, ScriptedFeed::Mode::manual);
+  feed.pump(700);  // the demo is at q4 by now
+  const auto snapshot = feed.latest();
+  BlockMapWidget map;
+  map.resize(900, 600);
+  map.setSnapshot(snapshot);
+  map.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&map));
+  const QImage shot = map.grab().toImage();
+  std::array<int, 4> checked{};  // per tier
+  for (std::size_t f = 0; f < snapshot->frames.frames.size(); ++f) {
+    const frame_info& fr = snapshot->frames.frames[f];
+    for (int s = 0; s < fr.slot_count; ++s) {
+      const block_slot& slot = fr.slots[static_cast<std::size_t>(s)];
+      if (slot.refcount != 1 || slot.fill != 16) continue;
+      const QRectF r = map.slotRect(static_cast<int>(f), s);
+      EXPECT_EQ(pixelAt(shot, r.topLeft() + QPointF(1, 1)), lightTheme().levelColor(fr.tier).rgb())
+          << "frame " << f << " slot " << s;
+      ++checked[static_cast<std::size_t>(ordinal(fr.tier))];
+    }
+  }
+  EXPECT_GT(checked[ordinal(precision::fp16)], 10);
+  EXPECT_GT(checked[ordinal(precision::q4)], 10);
+}
+
+}  // namespace
+}  // namespace kvscope::ui

@@ -1,0 +1,179 @@
+// The policy panel: a slider change reaches the engine as a reconfigure_command, the bands
+// move at once, and no invalid config can leave the panel.
+#include <QComboBox>
+#include <QSettings>
+#include <QDoubleSpinBox>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gui_test_support.hpp"
+#include "block_map_widget.hpp"
+#include "main_window.hpp"
+#include "policy_panel.hpp"
+#include "pressure_plot.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+MainWindow::Options testOptions() {
+  MainWindow::Options o;
+  o.persistSettings = false;
+  o.loadDescription = QStringLiteral("test load");
+  o.model = QStringLiteral("tiny");
+  return o;
+}
+
+TEST(PolicyPanel, SliderChangeReachesTheEngineAndMovesTheBands) {
+  auto* feed = new test::RecordingFeed;
+  MainWindow window(std::unique_ptr<engine_feed>(feed), testOptions());
+  QSlider* q8 = window.policyPanel()->slider(PolicyPanel::q8Threshold);
+  q8->setValue(700);
+  const auto posted = test::reconfigures(feed->log);
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(posted.back().q8_threshold, 0.7f);
+  EXPECT_EQ(posted.back().q4_threshold, 0.95f);
+  // Same event: the plot's line is already where the slider is, before any engine round trip.
+  EXPECT_DOUBLE_EQ(window.pressurePlot()->q8LineValue(), static_cast<double>(0.7f));
+  EXPECT_EQ(window.policyPanel()->spinBox(PolicyPanel::q8Threshold)->value(), 0.7);
+}
+
+TEST(PolicyPanel, KeyboardOnASliderPostsAReconfigure) {
+  auto* feed = new test::RecordingFeed;
+  MainWindow window(std::unique_ptr<engine_feed>(feed), testOptions());
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  QSlider* alpha = window.policyPanel()->slider(PolicyPanel::ewmaAlpha);
+  alpha->setFocus();
+  QTest::keyClick(alpha, Qt::Key_PageUp);
+  const auto posted = test::reconfigures(feed->log);
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(posted.back().ewma_alpha, 0.25f);
+}
+
+TEST(PolicyPanel, MovingQ8AboveQ4CarriesQ4Along) {
+  PolicyPanel panel;
+  QSignalSpy changed(&panel, &PolicyPanel::policyChanged);
+  panel.slider(PolicyPanel::q8Threshold)->setValue(970);
+  const policy_config c = panel.config();
+  EXPECT_EQ(c.q8_threshold, 0.97f);
+  EXPECT_EQ(c.q4_threshold, 0.97f);
+  EXPECT_FALSE(validate(c));
+  EXPECT_TRUE(panel.note().contains(QStringLiteral("q4_threshold must be >= q8_threshold")));
+  ASSERT_EQ(changed.count(), 1);
+  EXPECT_EQ(changed.front().front().value<policy_config>(), c);
+}
+
+TEST(PolicyPanel, MovingQ4BelowQ8CarriesQ8Along) {
+  PolicyPanel panel;
+  panel.spinBox(PolicyPanel::q4Threshold)->setValue(0.6);
+  EXPECT_EQ(panel.config().q8_threshold, 0.6f);
+  EXPECT_EQ(panel.config().q4_threshold, 0.6f);
+  EXPECT_EQ(panel.slider(PolicyPanel::q8Threshold)->value(), 600);
+}
+
+TEST(PolicyPanel, MinLevelAboveMaxCarriesMax) {
+  PolicyPanel panel;
+  panel.maxLevelBox()->setCurrentIndex(ordinal(precision::q8));
+  panel.minLevelBox()->setCurrentIndex(ordinal(precision::q4));
+  EXPECT_EQ(panel.config().min_level, precision::q4);
+  EXPECT_EQ(panel.config().max_level, precision::q4);
+  panel.maxLevelBox()->setCurrentIndex(ordinal(precision::fp16));
+  EXPECT_EQ(panel.config().min_level, precision::fp16);
+  EXPECT_FALSE(validate(panel.config()));
+}
+
+TEST(PolicyPanel, OnlyValidConfigsLeaveThePanel) {
+  PolicyPanel panel;
+  QSignalSpy changed(&panel, &PolicyPanel::policyChanged);
+  std::mt19937 rng(5);
+  for (int i = 0; i < 400; ++i) {
+    const int what = static_cast<int>(rng() % 6);
+    if (what < 4) {
+      panel.slider(static_cast<PolicyPanel::Field>(what))->setValue(static_cast<int>(rng() % 1001));
+    } else {
+      (what == 4 ? panel.minLevelBox() : panel.maxLevelBox())->setCurrentIndex(static_cast<int>(rng() % 4));
+    }
+  }
+  ASSERT_GT(changed.count(), 300);
+  for (const auto& args : changed) {
+    const auto reason = validate(args.front().value<policy_config>());
+    EXPECT_FALSE(reason) << *reason;
+  }
+}
+
+TEST(PolicyPanel, PresetsLoadAndEditsMakeItCustom) {
+  PolicyPanel panel;
+  QSignalSpy changed(&panel, &PolicyPanel::policyChanged);
+  QComboBox* presets = panel.presetBox();
+  const int aggressive = presets->findText(QStringLiteral("aggressive"));
+  ASSERT_GE(aggressive, 0);
+  presets->setCurrentIndex(aggressive);
+  Q_EMIT presets->activated(aggressive);
+  EXPECT_EQ(panel.config(), *policy_preset("aggressive"));
+  EXPECT_EQ(changed.count(), 1);
+  panel.slider(PolicyPanel::hysteresis)->setValue(100);
+  EXPECT_EQ(presets->currentText(), QStringLiteral("custom"));
+}
+
+TEST(PolicyPanel, SetConfigRefusesInvalidAndDoesNotEmit) {
+  PolicyPanel panel;
+  QSignalSpy changed(&panel, &PolicyPanel::policyChanged);
+  policy_config bad;
+  bad.q4_threshold = 0.5f;
+  EXPECT_FALSE(panel.setConfig(bad));
+  EXPECT_EQ(panel.config(), policy_config{});
+  EXPECT_TRUE(panel.note().contains(QStringLiteral("q4_threshold must be >= q8_threshold")));
+  policy_config good = *policy_preset("aggressive");
+  EXPECT_TRUE(panel.setConfig(good));
+  EXPECT_EQ(panel.config(), good);
+  EXPECT_EQ(changed.count(), 0);
+}
+
+TEST(MainWindow, RunShortcutsPostCommands) {
+  auto* feed = new test::RecordingFeed;
+  MainWindow window(std::unique_ptr<engine_feed>(feed), testOptions());
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  window.activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+  QTest::keyClick(&window, Qt::Key_Space);
+  QTest::keyClick(&window, Qt::Key_N);
+  ASSERT_EQ(feed->log.size(), 2u);
+  EXPECT_TRUE(std::holds_alternative<pause_command>(feed->log[0])) << "the engine starts playing";
+  ASSERT_TRUE(std::holds_alternative<step_command>(feed->log[1]));
+  EXPECT_EQ(std::get<step_command>(feed->log[1]).steps, 1u);
+}
+
+}  // namespace
+}  // namespace kvscope::ui
+
+namespace kvscope::ui {
+namespace {
+
+// Theme, colour mode and dock layout come back in the next window (QSettings; the test main
+// puts QStandardPaths in test mode so this never touches the user's settings).
+TEST(MainWindow, SettingsPersistAcrossWindows) {
+  ASSERT_TRUE(QSettings().fileName().contains(QStringLiteral("qttest"))) << QSettings().fileName().toStdString();
+  QSettings().clear();
+  MainWindow::Options options;
+  {
+    MainWindow first(std::make_unique<test::RecordingFeed>(), options);
+    first.show();
+    first.setDarkTheme(true);
+    first.setBlockColorMode(BlockColorMode::bySequence);
+    first.close();
+  }
+  MainWindow second(std::make_unique<test::RecordingFeed>(), options);
+  EXPECT_TRUE(second.isDarkTheme());
+  EXPECT_EQ(second.blockMap()->colorMode(), BlockColorMode::bySequence);
+  second.setDarkTheme(false);  // leave the application palette as the other tests expect
+  QSettings().clear();
+}
+
+}  // namespace
+}  // namespace kvscope::ui

@@ -1,0 +1,79 @@
+#pragma once
+// Drawing a frame_map into a QImage, kept apart from the widget so it can be benchmarked and
+// tested on its own. All geometry is in device pixels.
+#include <QImage>
+#include <QRect>
+#include <QSize>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "memory/frame_map.hpp"
+
+namespace kvscope::ui {
+
+struct Theme;
+
+enum class BlockColorMode { byPrecision, bySequence };
+
+// Where each frame sits. Frames are laid out row-major in square cells; when there are more
+// frames than pixels, each pixel aggregates `framesPerPixel` consecutive frames instead.
+struct BlockMapLayout {
+  int frameCount = 0;
+  int cell = 0;            // cell side in pixels (1 when aggregated)
+  int gap = 0;             // empty pixels between neighbouring cells
+  int framesPerPixel = 1;  // > 1 only when frames outnumber pixels
+  int cols = 0, rows = 0;  // grid size in cells
+  int originX = 0, originY = 0;
+  QSize size;  // of the image
+
+  // The largest cells (up to maxCell) that fit every frame into `size`.
+  static BlockMapLayout compute(QSize size, int frameCount, int maxCell = 40);
+
+  int body() const { return cell - gap; }
+  // True when a cell is big enough to show its halves/quarters separately.
+  bool detailed() const { return framesPerPixel == 1 && body() >= 2; }
+  int units() const { return (frameCount + framesPerPixel - 1) / framesPerPixel; }
+
+  struct Hit {
+    int firstFrame = -1;  // -1: no frame under the point
+    int lastFrame = -1;   // inclusive; > firstFrame only when aggregated
+    int localX = 0, localY = 0;  // position inside the cell
+  };
+  Hit hitTest(QPoint device) const;
+  // The cell of a frame (whole cell including the gap trimmed off).
+  QRect frameRect(int frame) const;
+  // One slot of a frame split in `slotCount` slots; the whole body when not detailed.
+  QRect slotRect(int frame, int slot, int slotCount) const;
+  // Which slot of a `slotCount`-way frame a point inside the cell falls in.
+  int slotAt(int localX, int localY, int slotCount) const;
+};
+
+// The colours as raw pixels, precomputed from a Theme once per theme change.
+struct BlockMapColors {
+  std::array<std::uint32_t, 4> level{}, levelUnfilled{}, levelDim{};
+  std::array<std::uint32_t, 64> sequence{}, sequenceUnfilled{}, sequenceDim{};
+  std::uint32_t freeFrame = 0, cached = 0, cachedDim = 0, background = 0, sharedMark = 0;
+  // Solid colour by [tier * 4 + state], state = (refcount != 0) * 2 + cached: free, cached,
+  // used, used — a lookup instead of branches on the hot path of big maps. Dimmed variant too.
+  std::array<std::uint32_t, 16> byTierState{}, byTierStateDim{};
+
+  static BlockMapColors fromTheme(const Theme& theme);
+};
+
+// Per frame, bit s set when slot s belongs to the highlighted sequence; empty = no highlight.
+using SlotMask = std::vector<std::uint8_t>;
+
+// Fills `image` (resized to layout.size if needed, Format_RGB32) through scanLine(). Maps of
+// 32k frames and more are split over up to 2 threads unless `maxThreads` is 1.
+void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& layout,
+                    const BlockMapColors& colors, BlockColorMode mode, const SlotMask& highlight,
+                    int maxThreads = 2);
+
+// The colour a whole frame gets when drawn as one pixel (slots averaged) — also what a test
+// expects at a small map.
+std::uint32_t frameMeanColor(const frame_info& frame, const BlockMapColors& colors,
+                             BlockColorMode mode, std::uint8_t highlightBits, bool highlighting);
+
+}  // namespace kvscope::ui

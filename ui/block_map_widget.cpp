@@ -1,0 +1,328 @@
+#include "block_map_widget.hpp"
+
+#include <QElapsedTimer>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+
+#include <algorithm>
+
+namespace kvscope::ui {
+namespace {
+
+QString slotLine(const block_slot& s, std::uint32_t blockSize) {
+  if (s.refcount == 0 && !s.cached) return QObject::tr("free");
+  QString owner = s.owner == no_sequence ? QObject::tr("no sequence")
+                                         : QObject::tr("sequence %1").arg(s.owner);
+  if (s.refcount == 0) owner = QObject::tr("cached prefix block (refcount 0, kept for reuse)");
+  QString line = QObject::tr("%1, logical block %2, %3/%4 tokens, refcount %5")
+                     .arg(owner)
+                     .arg(s.logical_index)
+                     .arg(s.fill)
+                     .arg(blockSize)
+                     .arg(s.refcount);
+  if (s.refcount > 1) line += QObject::tr(" (shared prefix)");
+  if (s.block != no_block) line += QObject::tr(", block #%1").arg(s.block);
+  return line;
+}
+
+QString splitName(const frame_info& f) {
+  switch (f.slot_count) {
+    case 1: return QObject::tr("one fp16 block");
+    case 2: return QObject::tr("two 8-bit blocks");
+    default: return QObject::tr("four 4-bit blocks");
+  }
+}
+
+}  // namespace
+
+BlockMapWidget::BlockMapWidget(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::ClickFocus);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  setObjectName(QStringLiteral("blockMap"));
+}
+
+double BlockMapWidget::dpr() const { return devicePixelRatioF(); }
+
+void BlockMapWidget::setTheme(const Theme& theme) {
+  theme_ = &theme;
+  colors_ = BlockMapColors::fromTheme(theme);
+  dirty_ = true;
+  update();
+}
+
+void BlockMapWidget::setSnapshot(const SnapshotPtr& snapshot) {
+  snapshot_ = snapshot;
+  if (selected_ != no_sequence) rebuildHighlight();
+  dirty_ = true;
+  update();
+}
+
+void BlockMapWidget::setColorMode(BlockColorMode mode) {
+  if (mode_ == mode) return;
+  mode_ = mode;
+  dirty_ = true;
+  update();
+}
+
+void BlockMapWidget::selectSequence(sequence_id id) {
+  if (id == selected_) return;
+  selected_ = id;
+  focusFrame_ = -1;
+  rebuildHighlight();  // announces no_sequence itself when `id` is not running
+  dirty_ = true;
+  update();
+  if (selected_ == id) Q_EMIT sequenceSelected(id);
+}
+
+void BlockMapWidget::focusBlock(int frame, int slot) {
+  focusFrame_ = frame;
+  focusSlot_ = slot;
+  update();
+}
+
+void BlockMapWidget::rebuildHighlight() {
+  highlight_.clear();
+  if (selected_ == no_sequence || !snapshot_) return;
+  const auto& seqs = snapshot_->sequences;
+  const auto it = std::find_if(seqs.begin(), seqs.end(),
+                               [&](const sequence_summary& s) { return s.id == selected_; });
+  if (it == seqs.end()) {
+    // The sequence finished or was preempted: its blocks are gone, so is the selection.
+    selected_ = no_sequence;
+    focusFrame_ = -1;
+    Q_EMIT sequenceSelected(no_sequence);
+    return;
+  }
+  highlight_.assign(snapshot_->frames.frames.size(), 0);
+  for (const block_location& b : it->block_table) {
+    if (b.frame < highlight_.size()) highlight_[b.frame] |= static_cast<std::uint8_t>(1u << b.slot);
+  }
+}
+
+void BlockMapWidget::ensureImage() {
+  const QSize device(static_cast<int>(width() * dpr()), static_cast<int>(height() * dpr()));
+  const int frames = snapshot_ ? static_cast<int>(snapshot_->frames.frames.size()) : 0;
+  if (layout_.size != device || layout_.frameCount != frames) {
+    layout_ = BlockMapLayout::compute(device, frames, static_cast<int>(44 * dpr()));
+    dirty_ = true;
+  }
+  if (!dirty_) return;
+  QElapsedTimer timer;
+  timer.start();
+  static const frame_map empty;
+  renderBlockMap(image_, snapshot_ ? snapshot_->frames : empty, layout_, colors_, mode_, highlight_,
+                 renderThreads_);
+  image_.setDevicePixelRatio(dpr());
+  lastFillMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+  dirty_ = false;
+}
+
+void BlockMapWidget::paintEvent(QPaintEvent*) {
+  ensureImage();
+  QPainter p(this);
+  p.drawImage(QPointF(0, 0), image_);
+  if (!snapshot_) {
+    p.setPen(theme_->mutedText);
+    p.drawText(rect(), Qt::AlignCenter, tr("Waiting for the engine's first snapshot…"));
+    return;
+  }
+  drawOverlay(p);
+}
+
+void BlockMapWidget::drawOverlay(QPainter& p) {
+  const QColor ink = theme_->text;
+  if (selected_ != no_sequence && snapshot_ && layout_.cell * 1.0 / dpr() >= 5) {
+    const auto& seqs = snapshot_->sequences;
+    const auto it = std::find_if(seqs.begin(), seqs.end(),
+                                 [&](const sequence_summary& s) { return s.id == selected_; });
+    if (it != seqs.end() && !it->block_table.empty()) {
+      // The block table in logical order: a path hopping between scattered physical frames.
+      QPainterPath path;
+      QVector<QPointF> centres;
+      for (const block_location& b : it->block_table) {
+        const QPointF c = slotRect(static_cast<int>(b.frame), b.slot).center();
+        if (centres.isEmpty()) path.moveTo(c); else path.lineTo(c);
+        centres.push_back(c);
+      }
+      p.setRenderHint(QPainter::Antialiasing);
+      QColor line = ink;
+      line.setAlpha(theme_->dark ? 120 : 95);
+      p.setPen(QPen(line, 1.0));
+      p.setBrush(Qt::NoBrush);
+      p.drawPath(path);
+      p.setBrush(ink);
+      p.setPen(Qt::NoPen);
+      for (const QPointF& c : centres) p.drawEllipse(c, 1.6, 1.6);
+      p.setPen(QPen(ink, 1.5));
+      p.setBrush(Qt::NoBrush);
+      p.drawEllipse(centres.front(), 4.5, 4.5);  // where logical block 0 lives
+      const QRectF first = slotRect(static_cast<int>(it->block_table.front().frame),
+                                    it->block_table.front().slot);
+      if (first.width() >= 14 && first.height() >= 12) {
+        QFont f = font();
+        f.setPixelSize(std::clamp(static_cast<int>(first.height() * 0.45), 8, 12));
+        f.setBold(true);
+        p.setFont(f);
+        for (std::size_t i = 0; i < it->block_table.size(); ++i) {
+          const auto& b = it->block_table[i];
+          const QRectF r = slotRect(static_cast<int>(b.frame), b.slot);
+          if (r.width() < 14 || r.height() < 12) continue;
+          p.setPen(theme_->dark ? QColor(Qt::black) : QColor(Qt::white));
+          p.drawText(r.adjusted(1, 1, 1, 1), Qt::AlignCenter, QString::number(i));
+          p.setPen(theme_->dark ? QColor(Qt::white) : QColor(Qt::black));
+          p.drawText(r, Qt::AlignCenter, QString::number(i));
+        }
+      }
+      p.setRenderHint(QPainter::Antialiasing, false);
+    }
+  }
+  if (focusFrame_ >= 0) {
+    p.setPen(QPen(theme_->accent, 2));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(slotRect(focusFrame_, focusSlot_).adjusted(-2, -2, 2, 2));
+  }
+  if (hoverFrame_ >= 0) {
+    p.setPen(QPen(ink, 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(frameRect(hoverFrame_).adjusted(-1, -1, 0, 0));
+  }
+}
+
+QRectF BlockMapWidget::frameRect(int frame) const {
+  const QRect r = layout_.frameRect(frame);
+  const double k = 1.0 / dpr();
+  return QRectF(r.x() * k, r.y() * k, r.width() * k, r.height() * k);
+}
+
+QRectF BlockMapWidget::slotRect(int frame, int slot) const {
+  if (!snapshot_ || frame < 0 || static_cast<std::size_t>(frame) >= snapshot_->frames.frames.size()) {
+    return {};
+  }
+  const int count = snapshot_->frames.frames[static_cast<std::size_t>(frame)].slot_count;
+  const QRect r = layout_.slotRect(frame, slot, count);
+  const double k = 1.0 / dpr();
+  return QRectF(r.x() * k, r.y() * k, r.width() * k, r.height() * k);
+}
+
+BlockMapWidget::Target BlockMapWidget::targetAt(QPoint pos) const {
+  Target t;
+  if (!snapshot_) return t;
+  const auto hit = layout_.hitTest(QPoint(static_cast<int>(pos.x() * dpr()),
+                                          static_cast<int>(pos.y() * dpr())));
+  if (hit.firstFrame < 0 ||
+      static_cast<std::size_t>(hit.lastFrame) >= snapshot_->frames.frames.size()) {
+    return t;
+  }
+  t.frame = hit.firstFrame;
+  t.lastFrame = hit.lastFrame;
+  const frame_info& f = snapshot_->frames.frames[static_cast<std::size_t>(t.frame)];
+  if (layout_.detailed()) {
+    t.slot = layout_.slotAt(hit.localX, hit.localY, f.slot_count);
+  } else {  // too small to aim at a slot: take the first used one
+    t.slot = 0;
+    for (int s = 0; s < f.slot_count; ++s) {
+      if (f.slots[static_cast<std::size_t>(s)].refcount > 0) { t.slot = s; break; }
+    }
+  }
+  return t;
+}
+
+QString BlockMapWidget::describeAt(QPoint pos) const {
+  const Target t = targetAt(pos);
+  if (t.frame < 0) return {};
+  const auto& frames = snapshot_->frames.frames;
+  const std::uint32_t bs = snapshot_->frames.block_size;
+  if (t.lastFrame > t.frame) {
+    int used = 0, freeCount = 0;
+    std::array<int, 4> blocks{};
+    for (int f = t.frame; f <= t.lastFrame; ++f) {
+      const frame_info& fr = frames[static_cast<std::size_t>(f)];
+      if (fr.is_free()) { ++freeCount; continue; }
+      ++used;
+      for (int s = 0; s < fr.slot_count; ++s) {
+        if (fr.slots[static_cast<std::size_t>(s)].refcount > 0) ++blocks[static_cast<std::size_t>(ordinal(fr.tier))];
+      }
+    }
+    return tr("Frames %1–%2 (%3 frames share this pixel)\n%4 in use, %5 free\n"
+              "blocks: fp16 %6, q8 %7, fp8 %8, q4 %9")
+        .arg(t.frame).arg(t.lastFrame).arg(t.lastFrame - t.frame + 1).arg(used).arg(freeCount)
+        .arg(blocks[0]).arg(blocks[1]).arg(blocks[2]).arg(blocks[3]);
+  }
+  const frame_info& f = frames[static_cast<std::size_t>(t.frame)];
+  if (f.is_free() && f.slot_count == 1) {
+    return tr("Frame %1: free (room for one fp16 block, two 8-bit or four 4-bit blocks)").arg(t.frame);
+  }
+  QString text = tr("Frame %1 — %2, holds %3").arg(t.frame).arg(QString::fromLatin1(tag(f.tier).data()))
+                     .arg(splitName(f));
+  for (int s = 0; s < f.slot_count; ++s) {
+    const QString line = slotLine(f.slots[static_cast<std::size_t>(s)], bs);
+    text += (s == t.slot && f.slot_count > 1 ? QStringLiteral("\n▸ slot %1: %2")
+                                             : QStringLiteral("\n   slot %1: %2")).arg(s).arg(line);
+  }
+  return text;
+}
+
+bool BlockMapWidget::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const QString text = describeAt(help->pos());
+    if (text.isEmpty()) {
+      QToolTip::hideText();
+    } else {
+      const Target t = targetAt(help->pos());
+      QToolTip::showText(help->globalPos(), text, this, frameRect(t.frame).toAlignedRect());
+    }
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+void BlockMapWidget::mouseMoveEvent(QMouseEvent* e) {
+  const int frame = targetAt(e->position().toPoint()).frame;
+  if (frame != hoverFrame_) {
+    hoverFrame_ = frame;
+    update();
+  }
+}
+
+void BlockMapWidget::leaveEvent(QEvent*) {
+  hoverFrame_ = -1;
+  update();
+}
+
+void BlockMapWidget::mousePressEvent(QMouseEvent* e) {
+  if (e->button() != Qt::LeftButton) return;
+  const Target t = targetAt(e->position().toPoint());
+  sequence_id owner = no_sequence;
+  if (t.frame >= 0) {
+    const auto& slot = snapshot_->frames.frames[static_cast<std::size_t>(t.frame)]
+                           .slots[static_cast<std::size_t>(t.slot)];
+    if (slot.refcount > 0) owner = slot.owner;
+    if (slot.refcount > 0 && owner == no_sequence) {  // shared, its allocating sequence gone
+      for (const sequence_summary& seq : snapshot_->sequences) {
+        for (const block_location& b : seq.block_table) {
+          if (b.frame == static_cast<std::uint32_t>(t.frame) && b.slot == t.slot) owner = seq.id;
+        }
+        if (owner != no_sequence) break;
+      }
+    }
+  }
+  selectSequence(owner);
+}
+
+void BlockMapWidget::keyPressEvent(QKeyEvent* e) {
+  if (e->key() == Qt::Key_Escape) {
+    selectSequence(no_sequence);
+    return;
+  }
+  QWidget::keyPressEvent(e);
+}
+
+void BlockMapWidget::resizeEvent(QResizeEvent*) { dirty_ = true; }
+
+}  // namespace kvscope::ui

@@ -1,0 +1,85 @@
+#pragma once
+// The central view: every frame of the KV block pool, split into halves/quarters by tier.
+// Hover shows a frame's blocks; clicking a block selects its sequence, highlights all its blocks
+// and traces its block table in logical order — the teaching view of PagedAttention.
+#include <QImage>
+#include <QWidget>
+
+#include "block_map_render.hpp"
+#include "meta_types.hpp"
+#include "theme.hpp"
+
+namespace kvscope::ui {
+
+class BlockMapWidget : public QWidget {
+  Q_OBJECT
+ public:
+  explicit BlockMapWidget(QWidget* parent = nullptr);
+
+  void setTheme(const Theme& theme);
+  BlockColorMode colorMode() const { return mode_; }
+  sequence_id selectedSequence() const { return selected_; }
+  SnapshotPtr snapshot() const { return snapshot_; }
+
+  // Geometry in widget (logical) coordinates, for overlays and tests.
+  QRectF frameRect(int frame) const;
+  QRectF slotRect(int frame, int slot) const;
+  // Tooltip text for a point, empty when no frame is there.
+  QString describeAt(QPoint pos) const;
+  // Milliseconds the last image fill took (through scanLine), for the benchmark.
+  double lastFillMs() const { return lastFillMs_; }
+  const BlockMapLayout& layout() const { return layout_; }
+  // Threads the image fill may use (1 = on the GUI thread only).
+  void setRenderThreads(int threads) { renderThreads_ = threads; }
+
+  QSize sizeHint() const override { return {820, 520}; }
+  QSize minimumSizeHint() const override { return {240, 160}; }
+
+ public Q_SLOTS:
+  void setSnapshot(const kvscope::ui::SnapshotPtr& snapshot);
+  void setColorMode(kvscope::ui::BlockColorMode mode);
+  // no_sequence clears the selection. Emits sequenceSelected when it changes.
+  void selectSequence(kvscope::sequence_id id);
+  // Rings one block (from the block table panel); frame -1 clears.
+  void focusBlock(int frame, int slot);
+
+ Q_SIGNALS:
+  void sequenceSelected(kvscope::sequence_id id);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  bool event(QEvent* event) override;
+
+ private:
+  struct Target {
+    int frame = -1, lastFrame = -1, slot = -1;
+  };
+  Target targetAt(QPoint pos) const;
+  void rebuildHighlight();
+  void ensureImage();
+  void drawOverlay(QPainter& painter);
+  double dpr() const;
+
+  SnapshotPtr snapshot_;
+  const Theme* theme_ = &lightTheme();
+  BlockMapColors colors_ = BlockMapColors::fromTheme(lightTheme());
+  BlockColorMode mode_ = BlockColorMode::byPrecision;
+  BlockMapLayout layout_;
+  QImage image_;
+  bool dirty_ = true;
+  SlotMask highlight_;
+  sequence_id selected_ = no_sequence;
+  int hoverFrame_ = -1;
+  int focusFrame_ = -1, focusSlot_ = 0;
+  double lastFillMs_ = 0;
+  int renderThreads_ = 2;
+};
+
+}  // namespace kvscope::ui
+
+Q_DECLARE_METATYPE(kvscope::ui::BlockColorMode)

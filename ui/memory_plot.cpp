@@ -1,0 +1,202 @@
+#include "memory_plot.hpp"
+
+#include <QChart>
+#include <QChartView>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPieSeries>
+#include <QPieSlice>
+#include <QVBoxLayout>
+
+#include "qcustomplot_include.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+
+QString bytesText(double bytes) {
+  if (bytes >= gib) return QObject::tr("%1 GiB").arg(bytes / gib, 0, 'f', 2);
+  return QObject::tr("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 1);
+}
+
+}  // namespace
+
+MemoryBreakdown MemoryBreakdown::of(const step_metrics& m) {
+  MemoryBreakdown b;
+  for (precision p : all_precisions) {
+    const double bytes = static_cast<double>(m.bytes_per_level[static_cast<std::size_t>(ordinal(p))]);
+    b.payload += bytes;
+    b.fp16Equivalent += bytes / nominal_factor(p);
+  }
+  b.scales = static_cast<double>(m.scale_bytes);
+  b.effective = b.payload + b.scales;
+  b.saving = b.fp16Equivalent > 0 ? 1.0 - b.effective / b.fp16Equivalent : 0.0;
+  return b;
+}
+
+MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(4, 2, 4, 2);
+  outer->setSpacing(2);
+  auto* row = new QHBoxLayout;
+  outer->addLayout(row, 1);
+
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName(QStringLiteral("memoryPlot"));
+  const char* names[] = {"fp16", "q8", "fp8", "q4", "scales"};
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    layers_[i] = plot_->addGraph();
+    layers_[i]->setName(QString::fromLatin1(names[i]));
+    layers_[i]->setAdaptiveSampling(true);
+    if (i > 0) layers_[i]->setChannelFillGraph(layers_[i - 1]);
+  }
+  budgetLine_ = new QCPItemLine(plot_);
+  budgetText_ = new QCPItemText(plot_);
+  for (auto* pos : {budgetLine_->start, budgetLine_->end, budgetText_->position}) {
+    pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    pos->setTypeY(QCPItemPosition::ptPlotCoords);
+  }
+  budgetText_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  plot_->yAxis->setLabel(tr("GiB in use"));
+  plot_->xAxis->setLabel(tr("simulated time (s)"));
+  placeLegendAbove(plot_);
+  plot_->setMinimumHeight(160);
+  row->addWidget(plot_, 3);
+
+  donut_ = new QPieSeries;
+  donut_->setHoleSize(0.52);
+  donut_->setPieSize(0.9);
+  const char* sliceNames[] = {"fp16", "q8", "fp8", "q4", "scales", "free"};
+  for (std::size_t i = 0; i < slices_.size(); ++i) {
+    slices_[i] = donut_->append(QString::fromLatin1(sliceNames[i]), i == 5 ? 1.0 : 0.0);
+    slices_[i]->setBorderWidth(0);
+  }
+  auto* chart = new QChart;
+  chart->addSeries(donut_);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setVisible(true);
+  chart->legend()->setAlignment(Qt::AlignRight);
+  chart->setMargins(QMargins(0, 0, 0, 0));
+  chart->setBackgroundRoundness(0);
+  chart->setTitle(tr("now"));
+  donutView_ = new QChartView(chart);
+  donutView_->setRenderHint(QPainter::Antialiasing);
+  donutView_->setMinimumWidth(220);
+  row->addWidget(donutView_, 2);
+
+  summary_ = new QLabel;
+  summary_->setWordWrap(true);
+  summary_->setTextFormat(Qt::RichText);
+  outer->addWidget(summary_);
+  setTheme(lightTheme());
+}
+
+void MemoryPlot::setTheme(const Theme& t) {
+  theme_ = &t;
+  plot_->setBackground(t.base);
+  plot_->axisRect()->setBackground(t.base);
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setBasePen(QPen(t.mutedText, 1));
+    axis->setTickPen(QPen(t.mutedText, 1));
+    axis->setSubTickPen(QPen(t.mutedText, 1));
+    axis->setTickLabelColor(t.text);
+    axis->setLabelColor(t.text);
+    axis->grid()->setPen(QPen(t.grid, 1, Qt::DotLine));
+  }
+  plot_->legend->setBrush(t.base);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  plot_->legend->setTextColor(t.text);
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const QColor c = i < 4 ? t.level[i] : t.scales;
+    layers_[i]->setPen(QPen(c, 1));
+    layers_[i]->setBrush(mix(t.base, c, 0.55));  // opaque: no alpha on big series
+  }
+  budgetLine_->setPen(QPen(t.text, 1, Qt::DashLine));
+  budgetText_->setColor(t.text);
+  for (std::size_t i = 0; i < slices_.size(); ++i) {
+    const QColor c = i < 4 ? t.level[i] : (i == 4 ? t.scales : t.freeFrame);
+    slices_[i]->setColor(c);
+    slices_[i]->setBorderColor(t.base);
+  }
+  QChart* chart = donutView_->chart();
+  chart->setBackgroundBrush(t.window);
+  chart->setTitleBrush(t.text);
+  chart->legend()->setLabelColor(t.text);
+  donutView_->setBackgroundBrush(t.window);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryPlot::clearHistory() {
+  history_.clear();
+  reloadGraphs();
+}
+
+void MemoryPlot::setTimeRange(double lower, double upper) {
+  plot_->xAxis->setRange(lower, upper);
+  if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryPlot::appendPoint(const HistoryPoint& p) {
+  double sum = 0;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    sum += (i < 4 ? p.bytes[i] : p.scales) / gib;
+    layers_[i]->addData(p.t, sum);
+  }
+}
+
+void MemoryPlot::reloadGraphs() {
+  for (QCPGraph* g : layers_) g->data()->clear();
+  for (const HistoryPoint& p : history_.points()) appendPoint(p);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryPlot::appendMetrics(const MetricsPtr& metrics) {
+  if (!metrics || metrics->empty()) return;
+  bool reload = false;
+  for (const step_metrics& m : *metrics) {
+    if (history_.append(m)) {
+      reload = true;
+    } else if (!reload) {
+      appendPoint(history_.points().back());
+    }
+  }
+  if (reload) {
+    reloadGraphs();
+  } else if (isVisible()) {
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
+void MemoryPlot::setSnapshot(const SnapshotPtr& snapshot) {
+  if (!snapshot) return;
+  const double budget = static_cast<double>(snapshot->budget_bytes);
+  if (budget != budget_) {
+    budget_ = budget;
+    budgetLine_->start->setCoords(0, budget / gib);
+    budgetLine_->end->setCoords(1, budget / gib);
+    budgetText_->position->setCoords(0.01, budget / gib);
+    budgetText_->setText(tr("budget %1").arg(bytesText(budget)));
+    plot_->yAxis->setRange(0, budget / gib * 1.08);
+  }
+  updateDonut(snapshot->latest);
+}
+
+void MemoryPlot::updateDonut(const step_metrics& m) {
+  for (std::size_t i = 0; i < 4; ++i) slices_[i]->setValue(static_cast<double>(m.bytes_per_level[i]));
+  slices_[4]->setValue(static_cast<double>(m.scale_bytes));
+  slices_[5]->setValue(static_cast<double>(m.free_bytes));
+  const MemoryBreakdown b = MemoryBreakdown::of(m);
+  QString text = tr("<b>In use %1</b> = blocks %2 + scales %3. ")
+                     .arg(bytesText(b.effective), bytesText(b.payload), bytesText(b.scales));
+  if (b.fp16Equivalent > 0) {
+    text += tr("The same blocks in fp16 would take %1: <b>%2 % saved</b> vs an all-fp16 cache.")
+                .arg(bytesText(b.fp16Equivalent))
+                .arg(b.saving * 100, 0, 'f', 1);
+  }
+  summary_->setText(text);
+}
+
+QString MemoryPlot::summaryText() const { return summary_->text(); }
+
+}  // namespace kvscope::ui

@@ -1,0 +1,68 @@
+#pragma once
+// Memory per precision level: stacked bytes over time (QCustomPlot) and the current breakdown
+// as a donut (Qt Charts), with the bytes actually used including quantization scales and the
+// saving against holding the same blocks all in fp16.
+#include <QWidget>
+
+#include <array>
+
+#include "meta_types.hpp"
+#include "metric_history.hpp"
+#include "theme.hpp"
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemLine;
+class QCPItemText;
+class QLabel;
+class QChartView;
+class QPieSeries;
+class QPieSlice;
+
+namespace kvscope::ui {
+
+// What the summary line says, computed from one step's metrics.
+struct MemoryBreakdown {
+  double payload = 0;         // bytes of block data in use, all levels
+  double scales = 0;          // quantization scales
+  double effective = 0;       // payload + scales: what the cache really uses
+  double fp16Equivalent = 0;  // the same blocks held in fp16
+  double saving = 0;          // 1 - effective / fp16Equivalent (0 when nothing is cached)
+  static MemoryBreakdown of(const step_metrics& m);
+};
+
+class MemoryPlot : public QWidget {
+  Q_OBJECT
+ public:
+  explicit MemoryPlot(QWidget* parent = nullptr);
+  void setTheme(const Theme& theme);
+  QCustomPlot* customPlot() const { return plot_; }
+  QString summaryText() const;
+
+ public Q_SLOTS:
+  void appendMetrics(const kvscope::ui::MetricsPtr& metrics);
+  // The donut, the summary and the budget line follow the latest step.
+  void setSnapshot(const kvscope::ui::SnapshotPtr& snapshot);
+  void clearHistory();
+  // Follows the pressure plot's time axis so both show the same moment.
+  void setTimeRange(double lower, double upper);
+
+ private:
+  void reloadGraphs();
+  void appendPoint(const HistoryPoint& p);
+  void updateDonut(const step_metrics& m);
+
+  QCustomPlot* plot_ = nullptr;
+  std::array<QCPGraph*, 5> layers_{};  // fp16, q8, fp8, q4, scales — cumulative
+  QCPItemLine* budgetLine_ = nullptr;
+  QCPItemText* budgetText_ = nullptr;
+  QChartView* donutView_ = nullptr;
+  QPieSeries* donut_ = nullptr;
+  std::array<QPieSlice*, 6> slices_{};  // fp16, q8, fp8, q4, scales, free
+  QLabel* summary_ = nullptr;
+  const Theme* theme_ = &lightTheme();
+  MetricHistory history_;
+  double budget_ = 0;
+};
+
+}  // namespace kvscope::ui

@@ -1,0 +1,333 @@
+#include "pressure_plot.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "qcustomplot_include.hpp"
+
+#include "level_legend.hpp"
+
+namespace kvscope::ui {
+
+// Paints the level over time behind the data: a faint tint over the whole height and a solid
+// strip along the bottom, one run per level between transitions.
+class LevelBackground : public QCPLayerable {
+ public:
+  LevelBackground(QCustomPlot* plot, const MetricHistory& history)
+      : QCPLayerable(plot, QStringLiteral("levels")), history_(history) {}
+  void setTheme(const Theme* theme) { theme_ = theme; }
+
+ protected:
+  void applyDefaultAntialiasingHint(QCPPainter* painter) const override {
+    painter->setAntialiasing(false);
+  }
+  QRect clipRect() const override { return mParentPlot->axisRect()->rect(); }
+  void draw(QCPPainter* painter) override {
+    const auto& pts = history_.points();
+    if (pts.empty()) return;
+    QCPAxis* x = mParentPlot->xAxis;
+    const QRect area = mParentPlot->axisRect()->rect();
+    const int strip = 7;
+    const auto paintRun = [&](double t0, double t1, precision level) {
+      if (t1 < x->range().lower || t0 > x->range().upper) return;
+      const int a = static_cast<int>(x->coordToPixel(t0)), b = static_cast<int>(x->coordToPixel(t1)) + 1;
+      const QRect run(a, area.top(), std::max(1, b - a), area.height());
+      const auto i = static_cast<std::size_t>(ordinal(level));
+      if (level != precision::fp16) painter->fillRect(run.adjusted(0, 0, 0, -strip), theme_->levelTint[i]);
+      painter->fillRect(QRect(run.left(), area.bottom() - strip + 1, run.width(), strip), theme_->level[i]);
+    };
+    double start = pts.front().t;
+    precision level = pts.front().level;
+    bool first = true;
+    for (const LevelTransition& tr : history_.transitions()) {
+      if (tr.t < start) continue;
+      paintRun(start, tr.t, first ? tr.from : level);
+      first = false;
+      start = tr.t;
+      level = tr.to;
+    }
+    paintRun(start, pts.back().t, level);
+  }
+
+ private:
+  const MetricHistory& history_;
+  const Theme* theme_ = &lightTheme();
+};
+
+namespace {
+
+QCPItemLine* makeLine(QCustomPlot* plot) {
+  auto* line = new QCPItemLine(plot);
+  line->setLayer(QStringLiteral("bands"));
+  for (auto* pos : {line->start, line->end}) {
+    pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    pos->setTypeY(QCPItemPosition::ptPlotCoords);
+  }
+  return line;
+}
+
+QCPItemRect* makeBand(QCustomPlot* plot) {
+  auto* band = new QCPItemRect(plot);
+  band->setLayer(QStringLiteral("bands"));
+  for (auto* pos : {band->topLeft, band->bottomRight}) {
+    pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    pos->setTypeY(QCPItemPosition::ptPlotCoords);
+  }
+  band->setPen(Qt::NoPen);
+  return band;
+}
+
+QCPItemText* makeText(QCustomPlot* plot, Qt::Alignment align) {
+  auto* text = new QCPItemText(plot);
+  text->setLayer(QStringLiteral("bands"));
+  text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+  text->setPositionAlignment(align);
+  text->setPadding(QMargins(2, 0, 4, 1));
+  return text;
+}
+
+}  // namespace
+
+PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 2, 4, 2);
+  layout->setSpacing(2);
+  auto* bar = new QHBoxLayout;
+  liveBox_ = new QCheckBox(tr("Live"));
+  liveBox_->setChecked(true);
+  liveBox_->setToolTip(tr("Follow the newest step. Drag or scroll on the plot to browse the "
+                          "history; double-click it to come back to live."));
+  windowBox_ = new QComboBox;
+  for (auto [label, secs] : {std::pair{"10 s", 10}, {"30 s", 30}, {"2 min", 120}, {"10 min", 600}}) {
+    windowBox_->addItem(tr("window %1").arg(QString::fromLatin1(label)), secs);
+  }
+  windowBox_->setCurrentIndex(1);
+  auto* allButton = new QPushButton(tr("Whole run"));
+  allButton->setToolTip(tr("Zoom out to the whole history (older steps are thinned)"));
+  legend_ = new ColorLegend;
+  bar->addWidget(liveBox_);
+  bar->addWidget(windowBox_);
+  bar->addWidget(allButton);
+  bar->addSpacing(12);
+  bar->addWidget(new QLabel(tr("level:")));
+  bar->addWidget(legend_);
+  bar->addStretch();
+  layout->addLayout(bar);
+
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName(QStringLiteral("pressurePlot"));
+  plot_->setNoAntialiasingOnDrag(true);
+  plot_->addLayer(QStringLiteral("levels"), plot_->layer(QStringLiteral("background")), QCustomPlot::limAbove);
+  plot_->addLayer(QStringLiteral("bands"), plot_->layer(QStringLiteral("levels")), QCustomPlot::limAbove);
+  levels_ = new LevelBackground(plot_, history_);
+  layout->addWidget(plot_, 1);
+
+  usage_ = plot_->addGraph();
+  usage_->setName(tr("KV cache usage (raw)"));
+  ewma_ = plot_->addGraph();
+  ewma_->setName(tr("EWMA (what the policy sees)"));
+  compress_ = plot_->addGraph();
+  compress_->setName(tr("level up (compress)"));
+  compress_->setLineStyle(QCPGraph::lsNone);
+  relax_ = plot_->addGraph();
+  relax_->setName(tr("level down (relax)"));
+  relax_->setLineStyle(QCPGraph::lsNone);
+  for (QCPGraph* g : {usage_, ewma_}) g->setAdaptiveSampling(true);
+
+  q8Band_ = makeBand(plot_);
+  q4Band_ = makeBand(plot_);
+  q8Line_ = makeLine(plot_);
+  q4Line_ = makeLine(plot_);
+  // Captions at the left edge: in live mode the newest (most interesting) data is on the right.
+  q8Text_ = makeText(plot_, Qt::AlignLeft | Qt::AlignBottom);
+  q4Text_ = makeText(plot_, Qt::AlignLeft | Qt::AlignBottom);
+  q8BandText_ = makeText(plot_, Qt::AlignLeft | Qt::AlignTop);
+  q4BandText_ = makeText(plot_, Qt::AlignLeft | Qt::AlignTop);
+
+  plot_->yAxis->setRange(0, 1.04);
+  plot_->yAxis->setLabel(tr("pressure (used / budget)"));
+  plot_->xAxis->setLabel(tr("simulated time (s)"));
+  plot_->xAxis->setRange(0, window_);
+  placeLegendAbove(plot_);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+  plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+  plot_->setMinimumHeight(160);
+
+  connect(plot_, &QCustomPlot::mousePress, this, [this] { setLive(false); });
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { setLive(false); });
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setLive(true); });
+  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+          [this](const QCPRange& r) { Q_EMIT timeRangeChanged(r.lower, r.upper); });
+  connect(liveBox_, &QCheckBox::toggled, this, &PressurePlot::setLive);
+  connect(windowBox_, &QComboBox::currentIndexChanged, this, [this] {
+    window_ = windowBox_->currentData().toDouble();
+    setLive(true);
+  });
+  connect(allButton, &QPushButton::clicked, this, &PressurePlot::showAll);
+
+  setTheme(lightTheme());
+  placeThresholds();
+}
+
+void PressurePlot::setTheme(const Theme& t) {
+  theme_ = &t;
+  levels_->setTheme(&t);
+  plot_->setBackground(t.base);
+  plot_->axisRect()->setBackground(t.base);
+  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+    axis->setBasePen(QPen(t.mutedText, 1));
+    axis->setTickPen(QPen(t.mutedText, 1));
+    axis->setSubTickPen(QPen(t.mutedText, 1));
+    axis->setTickLabelColor(t.text);
+    axis->setLabelColor(t.text);
+    axis->grid()->setPen(QPen(t.grid, 1, Qt::DotLine));
+  }
+  plot_->legend->setBrush(t.base);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  plot_->legend->setTextColor(t.text);
+  usage_->setPen(QPen(t.usageLine, 1));
+  ewma_->setPen(QPen(t.ewmaLine, 1));
+  compress_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, t.text, t.level[3], 9));
+  relax_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, t.text, t.level[0], 9));
+  for (auto [band, level] : {std::pair{q8Band_, 1}, {q4Band_, 3}}) {
+    QColor fill = t.level[static_cast<std::size_t>(level)];
+    fill.setAlpha(t.dark ? 70 : 50);
+    band->setBrush(fill);
+  }
+  q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
+  q4Line_->setPen(QPen(t.level[3], 1, Qt::DashLine));
+  QColor label = t.base;
+  label.setAlpha(200);  // small items: keeps the captions readable over the data lines
+  for (QCPItemText* text : {q8Text_, q4Text_, q8BandText_, q4BandText_}) {
+    text->setColor(t.text);
+    text->setBrush(label);
+  }
+  legend_->setEntries({{t.level[0], QStringLiteral("fp16"), tr("no compression"), false, {}},
+                       {t.level[1], QStringLiteral("q8"), tr("cold blocks 8-bit"), false, {}},
+                       {t.level[2], QStringLiteral("fp8"), tr("cold blocks fp8 (only by clamping)"), false, {}},
+                       {t.level[3], QStringLiteral("q4"), tr("cold blocks 4-bit"), false, {}}});
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PressurePlot::placeThresholds() {
+  const double q8 = policy_.q8_threshold, q4 = policy_.q4_threshold, h = policy_.hysteresis;
+  const auto placeLine = [](QCPItemLine* line, double y) {
+    line->start->setCoords(0, y);
+    line->end->setCoords(1, y);
+  };
+  placeLine(q8Line_, q8);
+  placeLine(q4Line_, q4);
+  q8Band_->topLeft->setCoords(0, q8);
+  q8Band_->bottomRight->setCoords(1, std::max(0.0, q8 - h));
+  q4Band_->topLeft->setCoords(0, q4);
+  q4Band_->bottomRight->setCoords(1, std::max(0.0, q4 - h));
+  q8Text_->position->setCoords(0.005, q8);
+  q8Text_->setText(tr("q8 from EWMA ≥ %1").arg(q8, 0, 'f', 2));
+  q4Text_->position->setCoords(0.005, q4);
+  q4Text_->setText(tr("q4 from EWMA ≥ %1").arg(q4, 0, 'f', 2));
+  // Band captions only where the band is tall enough not to collide with the next line.
+  q8BandText_->position->setCoords(0.005, q8);
+  q8BandText_->setText(tr("kept until < %1").arg(std::max(0.0, q8 - h), 0, 'f', 2));
+  q4BandText_->position->setCoords(0.005, q4);
+  q4BandText_->setText(tr("kept until < %1").arg(std::max(0.0, q4 - h), 0, 'f', 2));
+  const bool room = q4 - q8 >= 0.07;
+  q8Text_->setVisible(room || q4 - q8 >= 0.035);
+  q4BandText_->setVisible(h >= 0.02 && room);
+  q8BandText_->setVisible(h >= 0.02);
+}
+
+std::pair<double, double> PressurePlot::timeRange() const {
+  return {plot_->xAxis->range().lower, plot_->xAxis->range().upper};
+}
+
+double PressurePlot::q8LineValue() const { return q8Line_->start->coords().y(); }
+double PressurePlot::q4BandBottom() const { return q4Band_->bottomRight->coords().y(); }
+
+void PressurePlot::setPolicy(const policy_config& config) {
+  if (config == policy_) return;
+  policy_ = config;
+  placeThresholds();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PressurePlot::clearHistory() {
+  history_.clear();
+  markersShown_ = 0;
+  reloadGraphs();
+  updateRange();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PressurePlot::appendMetrics(const MetricsPtr& metrics) {
+  if (!metrics) return;
+  bool reload = false;
+  QVector<double> t, usage, ewma;
+  for (const step_metrics& m : *metrics) {
+    reload |= history_.append(m);
+    t.push_back(m.sim_time_s);
+    usage.push_back(m.kv_cache_usage_perc);
+    ewma.push_back(m.pressure_ewma);
+  }
+  if (reload) {
+    reloadGraphs();
+  } else if (!t.isEmpty()) {
+    usage_->addData(t, usage, true);
+    ewma_->addData(t, ewma, true);
+  }
+  if (history_.transitionsSeen() != markersShown_ || reload) updateMarkers();
+  if (!t.isEmpty()) {
+    updateRange();
+    if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
+void PressurePlot::reloadGraphs() {
+  QVector<QCPGraphData> usage, ewma;
+  usage.reserve(static_cast<qsizetype>(history_.points().size()));
+  ewma.reserve(usage.capacity());
+  for (const HistoryPoint& p : history_.points()) {
+    usage.push_back({p.t, p.usage});
+    ewma.push_back({p.t, p.ewma});
+  }
+  usage_->data()->set(usage, true);
+  ewma_->data()->set(ewma, true);
+  updateMarkers();
+}
+
+void PressurePlot::updateMarkers() {
+  QVector<QCPGraphData> up, down;
+  for (const LevelTransition& tr : history_.transitions()) {
+    (ordinal(tr.to) > ordinal(tr.from) ? up : down).push_back({tr.t, tr.ewma});
+  }
+  compress_->data()->set(up, true);
+  relax_->data()->set(down, true);
+  markersShown_ = history_.transitionsSeen();
+}
+
+void PressurePlot::updateRange() {
+  if (!live_) return;
+  const double end = history_.empty() ? 0 : history_.points().back().t;
+  plot_->xAxis->setRange(std::max(0.0, end - window_), std::max(window_, end));
+}
+
+void PressurePlot::setLive(bool live) {
+  live_ = live;
+  if (liveBox_->isChecked() != live) liveBox_->setChecked(live);
+  updateRange();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PressurePlot::showAll() {
+  setLive(false);
+  if (history_.empty()) return;
+  plot_->xAxis->setRange(history_.points().front().t, std::max(history_.points().back().t, 1.0));
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace kvscope::ui

@@ -1,0 +1,85 @@
+#pragma once
+// Pressure over time: raw KV cache usage and the policy's EWMA, the q8/q4 threshold lines with
+// the hysteresis band below each (where a level is held although the EWMA is under its
+// threshold), the level as a coloured background, and a marker at every level change.
+// Live mode scrolls a window over the newest data; dragging or zooming browses the history.
+#include <QWidget>
+
+#include "meta_types.hpp"
+#include "metric_history.hpp"
+#include "theme.hpp"
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemLine;
+class QCPItemRect;
+class QCPItemText;
+class QCheckBox;
+class QComboBox;
+
+namespace kvscope::ui {
+
+class LevelBackground;
+class ColorLegend;
+
+class PressurePlot : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PressurePlot(QWidget* parent = nullptr);
+
+  void setTheme(const Theme& theme);
+  QCustomPlot* customPlot() const { return plot_; }
+  const MetricHistory& history() const { return history_; }
+  const policy_config& policy() const { return policy_; }
+  bool isLive() const { return live_; }
+  // The time axis' current range (simulated seconds).
+  std::pair<double, double> timeRange() const;
+  // Where the threshold lines and bands are drawn now (plot coordinates), for tests.
+  double q8LineValue() const;
+  double q4BandBottom() const;
+
+ public Q_SLOTS:
+  // New steps, each once (from EngineBridge::metricsArrived).
+  void appendMetrics(const kvscope::ui::MetricsPtr& metrics);
+  // Moves the lines and bands at once (the slider's value, before the engine confirms it).
+  void setPolicy(const kvscope::policy_config& config);
+  void clearHistory();
+  void setLive(bool live);
+  void showAll();
+
+ Q_SIGNALS:
+  void timeRangeChanged(double lower, double upper);
+
+ private:
+  void reloadGraphs();
+  void updateMarkers();
+  void updateRange();
+  void placeThresholds();
+
+  QCustomPlot* plot_ = nullptr;
+  QCPGraph* usage_ = nullptr;
+  QCPGraph* ewma_ = nullptr;
+  QCPGraph* compress_ = nullptr;
+  QCPGraph* relax_ = nullptr;
+  QCPItemLine* q8Line_ = nullptr;
+  QCPItemLine* q4Line_ = nullptr;
+  QCPItemRect* q8Band_ = nullptr;
+  QCPItemRect* q4Band_ = nullptr;
+  QCPItemText* q8Text_ = nullptr;
+  QCPItemText* q4Text_ = nullptr;
+  QCPItemText* q8BandText_ = nullptr;
+  QCPItemText* q4BandText_ = nullptr;
+  LevelBackground* levels_ = nullptr;
+  QCheckBox* liveBox_ = nullptr;
+  QComboBox* windowBox_ = nullptr;
+  ColorLegend* legend_ = nullptr;
+
+  const Theme* theme_ = &lightTheme();
+  MetricHistory history_;
+  policy_config policy_{};
+  std::uint64_t markersShown_ = 0;
+  bool live_ = true;
+  double window_ = 30;
+};
+
+}  // namespace kvscope::ui

@@ -1,0 +1,90 @@
+#include "run_panel.hpp"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStyle>
+
+namespace kvscope::ui {
+
+RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("runPanel"));
+  auto* grid = new QGridLayout(this);
+  grid->setContentsMargins(6, 4, 6, 4);
+  play_ = new QPushButton;
+  play_->setObjectName(QStringLiteral("play"));
+  step_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaSkipForward), tr("Step"));
+  step_->setToolTip(tr("Run one step, then pause (N)"));
+  reset_ = new QPushButton(style()->standardIcon(QStyle::SP_BrowserReload), tr("Reset"));
+  reset_->setToolTip(tr("Start the load again from step 0 with the seed below"));
+  for (QPushButton* b : {play_, step_, reset_}) b->setFocusPolicy(Qt::TabFocus);
+  speed_ = new QComboBox;
+  speed_->setObjectName(QStringLiteral("speed"));
+  for (double s : {1.0, 5.0, 20.0, 60.0, 200.0, 1000.0}) {
+    speed_->addItem(tr("%1 steps/s").arg(s), s);
+  }
+  speed_->addItem(tr("as fast as possible"), 0.0);
+  speed_->setCurrentIndex(2);
+  speed_->setToolTip(tr("Steps per wall-clock second. At 20 steps/s the demo's simulated "
+                        "time runs at wall-clock speed."));
+  seed_ = new QSpinBox;
+  seed_->setRange(0, 1'000'000'000);
+  seed_->setValue(1);
+  seed_->setToolTip(tr("Seed of the generated load; used at the next reset"));
+  grid->addWidget(play_, 0, 0);
+  grid->addWidget(step_, 0, 1);
+  grid->addWidget(reset_, 0, 2);
+  grid->addWidget(new QLabel(tr("speed")), 1, 0);
+  grid->addWidget(speed_, 1, 1, 1, 2);
+  grid->addWidget(new QLabel(tr("seed")), 2, 0);
+  grid->addWidget(seed_, 2, 1, 1, 2);
+  grid->setRowStretch(3, 1);
+
+  connect(play_, &QPushButton::clicked, this, &RunPanel::togglePlay);
+  connect(step_, &QPushButton::clicked, this, &RunPanel::stepOnce);
+  connect(reset_, &QPushButton::clicked, this, &RunPanel::reset);
+  connect(speed_, &QComboBox::currentIndexChanged, this,
+          [this] { Q_EMIT command(speed_command{stepsPerSecond()}); });
+  connect(seed_, &QSpinBox::valueChanged, this,
+          [this](int v) { Q_EMIT seedChanged(static_cast<std::uint64_t>(v)); });
+  showPlaying();
+}
+
+double RunPanel::stepsPerSecond() const { return speed_->currentData().toDouble(); }
+std::uint64_t RunPanel::seed() const { return static_cast<std::uint64_t>(seed_->value()); }
+void RunPanel::setSeed(std::uint64_t seed) { seed_->setValue(static_cast<int>(seed)); }
+
+void RunPanel::showPlaying() {
+  play_->setText(playing_ ? tr("Pause") : tr("Play"));
+  play_->setIcon(style()->standardIcon(playing_ ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+  play_->setToolTip(tr("Play or pause the engine (Space)"));
+}
+
+void RunPanel::setPlaying(bool playing) {
+  lastUserAction_.start();
+  playing_ = playing;
+  showPlaying();
+  Q_EMIT command(playing ? runner_command{play_command{}} : runner_command{pause_command{}});
+}
+
+void RunPanel::togglePlay() { setPlaying(!playing_); }
+
+void RunPanel::showEngineState(bool playing) {
+  if (playing == playing_) return;
+  if (lastUserAction_.isValid() && lastUserAction_.elapsed() < 400) return;
+  playing_ = playing;
+  showPlaying();
+}
+
+void RunPanel::stepOnce() {
+  lastUserAction_.start();
+  playing_ = false;
+  showPlaying();
+  Q_EMIT command(step_command{1});
+}
+
+void RunPanel::reset() { Q_EMIT command(reset_command{}); }
+
+}  // namespace kvscope::ui

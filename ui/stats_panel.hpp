@@ -1,0 +1,38 @@
+#pragma once
+// Numbers from the latest snapshot: queue, preemptions, transitions, prefix hit rate, decode
+// throughput, and the measured quality error per level.
+#include <QWidget>
+
+#include <array>
+#include <deque>
+
+#include "meta_types.hpp"
+
+class QLabel;
+
+namespace kvscope::ui {
+
+class StatsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit StatsPanel(QWidget* parent = nullptr);
+  QString valueText(const QString& key) const;
+
+ public Q_SLOTS:
+  void appendMetrics(const kvscope::ui::MetricsPtr& metrics);
+  void setSnapshot(const kvscope::ui::SnapshotPtr& snapshot);
+  void clearHistory();
+  // Engine steps per wall-clock second, measured by the bridge.
+  void setStepRate(double stepsPerSecond);
+
+ private:
+  QLabel* addRow(const QString& key, const QString& label, const QString& help);
+
+  QWidget* form_ = nullptr;
+  std::vector<std::pair<QString, QLabel*>> values_;
+  std::array<QLabel*, 4> rmse_{};
+  std::array<QLabel*, 4> attention_{};
+  std::deque<std::pair<double, std::uint32_t>> recentDecode_;  // (sim time, tokens) for the rate
+};
+
+}  // namespace kvscope::ui

@@ -1,0 +1,40 @@
+#pragma once
+// Colours shared by every widget, in a light and a dark variant. Level colours are the
+// Okabe–Ito colour-blind-safe set, ordered from cool (fp16, roomy) to hot (q4, compact).
+#include <QColor>
+#include <QPalette>
+
+#include <array>
+#include <cstdint>
+
+#include "memory/frame_map.hpp"
+#include "policy/level.hpp"
+
+namespace kvscope::ui {
+
+inline constexpr int sequencePaletteSize = 64;
+
+struct Theme {
+  bool dark = false;
+  QColor window, base, text, mutedText, grid, accent;
+  QColor freeFrame;    // a frame nobody uses
+  QColor cachedBlock;  // freed block kept for prefix-cache hits
+  QColor mapBackground;
+  std::array<QColor, 4> level;      // indexed by ordinal(precision)
+  std::array<QColor, 4> levelTint;  // faint version for plot backgrounds
+  QColor scales;                    // quantization scale bytes
+  QColor usageLine, ewmaLine, bandFill;
+
+  QColor levelColor(precision p) const { return level[static_cast<std::size_t>(ordinal(p))]; }
+  // A stable, distinct colour per sequence (golden-angle hues).
+  QColor sequenceColor(sequence_id id) const;
+  QPalette palette() const;
+};
+
+const Theme& lightTheme();
+const Theme& darkTheme();
+
+// Linear mix: t = 0 gives a, t = 1 gives b.
+QColor mix(const QColor& a, const QColor& b, double t);
+
+}  // namespace kvscope::ui

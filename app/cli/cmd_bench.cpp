@@ -13,6 +13,7 @@ void add_bench_command(CLI::App& root, int& exit_code) {
   bench->require_subcommand(1);
   add_bench_paged_command(*bench, exit_code);
   add_bench_quant_command(*bench, exit_code);
+  add_bench_engine_command(*bench, exit_code);
 }
 
 }  // namespace kvscope::cli

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
 #include "memory/quality.hpp"
 
 namespace kvscope {
@@ -90,16 +93,43 @@ void engine::pull_arrivals() {
 }
 
 void engine::write_new_tokens() {
+  struct job {
+    sequence_id seq;
+    std::uint64_t stream;
+    std::uint32_t from, to;
+  };
+  std::vector<job> jobs;
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
-    const sequence_id cid = kv_->cache_id(s.id);
-    const std::uint32_t from = s.computed_tokens - s.scheduled_tokens;
-    if (options_.payload == payload_mode::data) {
-      (void)write_synthetic(*cache_, data_, cid, kv_->stream(s.id), from, s.computed_tokens);
-    } else {
-      (void)cache_->advance(cid, s.scheduled_tokens);
-    }
+    jobs.push_back({kv_->cache_id(s.id), kv_->stream(s.id), s.computed_tokens - s.scheduled_tokens,
+                    s.computed_tokens});
   }
+  if (options_.payload == payload_mode::data) {
+    // New tokens never land in a shared block (prefix hits end before a sequence's first new
+    // token), so sequences write disjoint blocks and may go in parallel; each block's bytes
+    // depend on its own tokens only, whatever the thread count.
+    struct scratch {
+      std::vector<float> k, v;
+      std::vector<fp16_bits> half;
+    };
+    const auto head_values = static_cast<std::size_t>(shape_.head_values());
+    tbb::enumerable_thread_specific<scratch> scratches([head_values] {
+      return scratch{std::vector<float>(head_values), std::vector<float>(head_values),
+                     std::vector<fp16_bits>(head_values)};
+    });
+    tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) {
+      const job& j = jobs[i];
+      scratch& buf = scratches.local();
+      for (std::uint32_t pos = j.from; pos < j.to; ++pos) {
+        for (std::uint32_t layer = 0; layer < shape_.layers; ++layer) {
+          data_.fill(kv_part::key, shape_, j.stream, pos, layer, buf.k);
+          data_.fill(kv_part::value, shape_, j.stream, pos, layer, buf.v);
+          (void)cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half);
+        }
+      }
+    });
+  }
+  for (const job& j : jobs) (void)cache_->advance(j.seq, j.to - j.from);
 }
 
 void engine::measure_quality() {

@@ -184,15 +184,16 @@ std::size_t paged_cache::token_offset(std::uint32_t token, std::uint32_t layer) 
   return (std::size_t{token} * shape().layers + layer) * 2 * shape().head_values();
 }
 
-void paged_cache::store(const block_data& d, std::size_t offset, std::span<const float> values) {
+void paged_cache::store(const block_data& d, std::size_t offset, std::span<const float> values,
+                        fp16_bits* scratch) const {
   if (d.tier == precision::fp16) {
     kernels_.f32_to_fp16(values.data(), reinterpret_cast<fp16_bits*>(d.payload) + offset,
                          values.size());
     return;
   }
-  kernels_.f32_to_fp16(values.data(), half_scratch_.data(), values.size());
+  kernels_.f32_to_fp16(values.data(), scratch, values.size());
   const std::size_t group = offset / group_size;
-  kernels_.quantize[ordinal(d.tier)](half_scratch_.data(), values.size() / group_size,
+  kernels_.quantize[ordinal(d.tier)](scratch, values.size() / group_size,
                                      d.payload + group * payload_bytes_per_group(d.tier),
                                      d.scales + group * scale_halves_per_group(d.tier));
 }
@@ -220,13 +221,36 @@ expected<void, cache_error> paged_cache::write(sequence_id seq, std::uint32_t la
   if (config_.pool.mode == payload_mode::data) {
     const block_data d = pool_.data(s->table[block - s->first_block]);
     const std::size_t offset = token_offset(pos - block * block_size(), layer);
-    store(d, offset, k);
-    store(d, offset + head_values, v);
+    store(d, offset, k, half_scratch_.data());
+    store(d, offset + head_values, v, half_scratch_.data());
   }
   if (pos >= s->length) {
     grow_length(*s, pos + 1);
     apply_window(seq, *s);
   }
+  return {};
+}
+
+expected<void, cache_error> paged_cache::store_kv(sequence_id seq, std::uint32_t layer,
+                                                  std::uint32_t pos, std::span<const float> k,
+                                                  std::span<const float> v,
+                                                  std::span<fp16_bits> scratch) const {
+  const sequence_state* s = find(seq);
+  if (s == nullptr) return unexpected{cache_error::sequence_not_found};
+  const std::uint64_t head_values = shape().head_values();
+  if (layer >= shape().layers || k.size() != head_values || v.size() != head_values ||
+      scratch.size() < head_values) {
+    return unexpected{cache_error::dimension_mismatch};
+  }
+  const std::uint32_t block = block_of(pos);
+  if (config_.pool.mode != payload_mode::data || block < s->first_block ||
+      block - s->first_block >= s->table.size()) {
+    return unexpected{cache_error::position_out_of_range};
+  }
+  const block_data d = pool_.data(s->table[block - s->first_block]);
+  const std::size_t offset = token_offset(pos - block * block_size(), layer);
+  store(d, offset, k, scratch.data());
+  store(d, offset + head_values, v, scratch.data());
   return {};
 }
 

@@ -103,6 +103,13 @@ class paged_cache {
   // quantized to the tier of its block. Writes to a shared block are seen by every sharer.
   expected<void, cache_error> write(sequence_id seq, std::uint32_t layer, std::uint32_t pos,
                                     std::span<const float> k, std::span<const float> v);
+  // The data half of write(): stores K and V of one layer at `pos` into the block's bytes and
+  // changes no metadata (call advance() for the tokens afterwards). Touches only that block's
+  // payload and scales and the caller's `scratch` (head_values() halves), so calls for positions
+  // in different blocks may run concurrently; nothing else may run meanwhile. Data mode only.
+  expected<void, cache_error> store_kv(sequence_id seq, std::uint32_t layer, std::uint32_t pos,
+                                       std::span<const float> k, std::span<const float> v,
+                                       std::span<fp16_bits> scratch) const;
   // Reads back K and V of one layer at `pos` (< length, not dropped), dequantized.
   expected<void, cache_error> read(sequence_id seq, std::uint32_t layer, std::uint32_t pos,
                                    std::span<float> k, std::span<float> v) const;
@@ -146,7 +153,8 @@ class paged_cache {
     return block_shift_ >= 0 ? pos >> block_shift_ : pos / block_size();
   }
   std::size_t token_offset(std::uint32_t token, std::uint32_t layer) const noexcept;
-  void store(const block_data& d, std::size_t offset, std::span<const float> values);
+  void store(const block_data& d, std::size_t offset, std::span<const float> values,
+             fp16_bits* scratch) const;
   void load(const block_data& d, std::size_t offset, std::span<float> values) const;
   void pick_cold(sequence_state& s, precision level, std::uint32_t max_blocks,
                  std::vector<block_id>& picked);

@@ -1,5 +1,6 @@
 #include "memory/synthetic_kv.hpp"
 
+#include <array>
 #include <cassert>
 
 namespace kvscope {
@@ -58,6 +59,22 @@ float synthetic_kv::at(kv_part part, std::uint64_t stream, std::uint32_t pos, st
   return outlier ? x * outlier_scale : x;
 }
 
+namespace {
+
+// splitmix64(c) for the channel indices of common head sizes: combine(h, c) in fill() then
+// costs one mix instead of two (fill is the hot loop of data-mode runs). Same values as combine.
+constexpr std::size_t mixed_channels = 512;
+const std::array<std::uint64_t, mixed_channels>& channel_mix() noexcept {
+  static const auto table = [] {
+    std::array<std::uint64_t, mixed_channels> t{};
+    for (std::size_t c = 0; c < t.size(); ++c) t[c] = splitmix64(c);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 void synthetic_kv::fill(kv_part part, const model_shape& shape, std::uint64_t stream,
                         std::uint32_t pos, std::uint32_t layer,
                         std::span<float> out) const noexcept {
@@ -65,7 +82,12 @@ void synthetic_kv::fill(kv_part part, const model_shape& shape, std::uint64_t st
   for (std::uint32_t head = 0; head < shape.kv_heads; ++head) {
     const std::uint64_t h = vector_hash(seed, part, stream, pos, layer, head);
     float* row = out.data() + std::size_t{head} * shape.head_dim;
-    for (std::uint32_t c = 0; c < shape.head_dim; ++c) row[c] = normal_from(combine(h, c));
+    if (shape.head_dim <= mixed_channels) {
+      const auto& mix = channel_mix();
+      for (std::uint32_t c = 0; c < shape.head_dim; ++c) row[c] = normal_from(splitmix64(h ^ mix[c]));
+    } else {
+      for (std::uint32_t c = 0; c < shape.head_dim; ++c) row[c] = normal_from(combine(h, c));
+    }
     if (part != kv_part::key) continue;
     for (std::uint32_t j = 0; j < outliers_per_head; ++j) {
       const std::uint32_t c = outlier_pick(seed, layer, head, j, shape.head_dim);

@@ -234,3 +234,43 @@ TEST(PagedCache, AccountingModeTracksWithoutData) {
 
 }  // namespace
 }  // namespace kvscope
+
+namespace kvscope {
+namespace {
+
+// store_kv + advance (the engine's parallel path) leaves exactly what write() leaves.
+TEST(PagedCache, StoreKvThenAdvanceEqualsWrite) {
+  paged_cache a(test::cache_config(8)), b(test::cache_config(8));
+  const auto hv = a.shape().head_values();
+  const sequence_id sa = a.create_sequence(), sb = b.create_sequence();
+  ASSERT_TRUE(a.append_block(sa, precision::q8).has_value());
+  ASSERT_TRUE(a.append_block(sa, precision::fp16).has_value());
+  ASSERT_TRUE(b.append_block(sb, precision::q8).has_value());
+  ASSERT_TRUE(b.append_block(sb, precision::fp16).has_value());
+  std::vector<fp16_bits> scratch(hv);
+  const std::uint32_t tokens = a.block_size() + 5;
+  for (std::uint32_t pos = 0; pos < tokens; ++pos) {
+    for (std::uint32_t layer = 0; layer < a.shape().layers; ++layer) {
+      const auto k = ramp(hv, 0.1f * static_cast<float>(pos + layer));
+      const auto v = ramp(hv, -0.2f * static_cast<float>(pos));
+      ASSERT_TRUE(a.write(sa, layer, pos, k, v).has_value());
+      ASSERT_TRUE(b.store_kv(sb, layer, pos, k, v, scratch).has_value());
+    }
+  }
+  EXPECT_EQ(*b.length(sb), 0u);  // bytes only
+  ASSERT_TRUE(b.advance(sb, tokens).has_value());
+  EXPECT_EQ(*a.length(sa), *b.length(sb));
+  std::vector<float> ka(hv), va(hv), kb(hv), vb(hv);
+  for (std::uint32_t pos = 0; pos < tokens; ++pos) {
+    ASSERT_TRUE(a.read(sa, 1, pos, ka, va).has_value());
+    ASSERT_TRUE(b.read(sb, 1, pos, kb, vb).has_value());
+    EXPECT_EQ(ka, kb);
+    EXPECT_EQ(va, vb);
+  }
+  std::vector<fp16_bits> small(hv - 1);
+  EXPECT_EQ(b.store_kv(sb, 0, 0, ka, va, small).error(), cache_error::dimension_mismatch);
+  EXPECT_EQ(b.store_kv(sb, 0, 99, ka, va, scratch).error(), cache_error::position_out_of_range);
+}
+
+}  // namespace
+}  // namespace kvscope

@@ -26,11 +26,14 @@ class kv_cache_manager {
   // Frees every block of `seq` (full blocks stay cached for prefix hits, LRU, last block first).
   virtual void end_sequence(sequence_id seq) = 0;
 
-  // True when `tokens` more tokens fit while keeping `reserve_frames` frames free (admission).
-  virtual bool can_admit(std::uint32_t tokens, std::uint32_t reserve_frames) const = 0;
+  // True when `tokens` more tokens fit while keeping `reserve_frames` frames free (admission),
+  // evicting cached blocks (oldest first) as far as that is needed. Evicts nothing when even
+  // evicting every cached block would not make room.
+  virtual bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) = 0;
 
-  // True when `tokens` tokens could fit in an otherwise empty pool (else: reject, never loop).
-  virtual bool could_ever_fit(std::uint32_t tokens) const = 0;
+  // True when `tokens` tokens plus `reserve_frames` free frames fit an otherwise empty pool
+  // (else the request is rejected rather than left waiting forever).
+  virtual bool could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const = 0;
 
   virtual std::uint32_t total_frames() const = 0;
 };

@@ -145,19 +145,31 @@ std::uint64_t paged_kv_cache::frames_for(std::uint32_t tokens, precision cold) c
   return hot + (cold_blocks + slots - 1) / slots + scale_frames;
 }
 
-bool paged_kv_cache::can_admit(std::uint32_t tokens, std::uint32_t reserve_frames) const {
-  const auto usage = cache_.pool().usage();
-  std::uint64_t evictable = 0;  // whole frames the LRU could give back, roughly
+bool paged_kv_cache::make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) {
+  const auto& pool = cache_.pool();
+  const std::uint64_t need = frames_for(tokens, cold_level_) + reserve_frames;
+  if (pool.free_frames() >= need) return true;
+  // What evicting every cached block could give back at most: their frames (rounded up) and
+  // the frames their scales reserve. Below that, evicting would only throw the cache away.
+  const auto usage = pool.usage();
+  std::uint64_t upper = 1, cached_scales = 0;
   for (precision p : all_precisions) {
-    evictable += usage.tiers[ordinal(p)].cached_blocks / cache_.pool().layout(p).slots_per_frame;
+    const auto& tier = usage.tiers[ordinal(p)];
+    const std::uint64_t slots = pool.layout(p).slots_per_frame;
+    upper += (tier.cached_blocks + slots - 1) / slots;
+    cached_scales += tier.cached_blocks * pool.layout(p).scale_bytes;
   }
-  return frames_for(tokens, cold_level_) + reserve_frames <= usage.free_frames + evictable;
+  upper += (cached_scales + pool.frame_bytes() - 1) / pool.frame_bytes();
+  if (pool.free_frames() + upper < need) return false;
+  while (pool.free_frames() < need && evict_one()) {
+  }
+  return pool.free_frames() >= need;
 }
 
-bool paged_kv_cache::could_ever_fit(std::uint32_t tokens) const {
+bool paged_kv_cache::could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const {
   const std::uint32_t window = cache_.config().max_tokens;
   if (window > 0) tokens = std::min(tokens, window + cache_.block_size());
-  return frames_for(tokens, guaranteed_level_) <= cache_.pool().frame_count();
+  return frames_for(tokens, guaranteed_level_) + reserve_frames <= cache_.pool().frame_count();
 }
 
 }  // namespace kvscope

@@ -30,8 +30,8 @@ class paged_kv_cache final : public kv_cache_manager {
                                std::uint32_t prompt_tokens) override;
   bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override;
   void end_sequence(sequence_id seq) override;
-  bool can_admit(std::uint32_t tokens, std::uint32_t reserve_frames) const override;
-  bool could_ever_fit(std::uint32_t tokens) const override;
+  bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) override;
+  bool could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const override;
   std::uint32_t total_frames() const override { return cache_.pool().frame_count(); }
 
   // New cold blocks are allocated at `level` from now on.

@@ -48,15 +48,23 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
     const std::uint32_t target = s.prefill_target;
     // The most KV this request will ever hold: prompt plus every output but the last.
     const std::uint32_t peak = s.req.prompt_tokens + std::max<std::uint32_t>(s.req.output_tokens, 1) - 1;
-    if (!kv_.could_ever_fit(peak)) {
+    if (!kv_.could_ever_fit(peak, 0)) {
       rejected_.push_back({s.req.id, "needs " + std::to_string(peak) +
                                          " tokens of KV cache, more than the whole pool holds"});
       waiting_.pop_front();
       continue;
     }
+    // Admission wants the prompt plus the watermark free at once; in an empty pool too.
+    if (!kv_.could_ever_fit(target, reserve)) {
+      rejected_.push_back({s.req.id, "its " + std::to_string(target) +
+                                         "-token prompt plus the free-frame watermark exceeds the "
+                                         "whole pool"});
+      waiting_.pop_front();
+      continue;
+    }
     const std::uint32_t hits = kv_.begin_sequence(s.id, s.req, target);
     const std::uint32_t chunk = std::min(target - hits, budget);
-    if (!kv_.can_admit(target - hits, reserve) || !kv_.allocate_slots(s.id, hits + chunk)) {
+    if (!kv_.make_room_for(target - hits, reserve) || !kv_.allocate_slots(s.id, hits + chunk)) {
       kv_.end_sequence(s.id);  // give the shared prefix back; FCFS: nobody overtakes the head
       break;
     }

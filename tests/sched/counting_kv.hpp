@@ -29,11 +29,11 @@ class counting_kv final : public kv_cache_manager {
     used_ -= blocks_.at(seq);
     blocks_.erase(seq);
   }
-  bool can_admit(std::uint32_t tokens, std::uint32_t reserve) const override {
+  bool make_room_for(std::uint32_t tokens, std::uint32_t reserve) override {
     return (tokens + block_ - 1) / block_ + reserve <= free_frames();
   }
-  bool could_ever_fit(std::uint32_t tokens) const override {
-    return (tokens + block_ - 1) / block_ <= frames_;
+  bool could_ever_fit(std::uint32_t tokens, std::uint32_t reserve) const override {
+    return (tokens + block_ - 1) / block_ + reserve <= frames_;
   }
   std::uint32_t total_frames() const override { return frames_; }
 

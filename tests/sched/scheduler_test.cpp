@@ -75,11 +75,25 @@ TEST(Scheduler, AdmissionKeepsTheWatermarkFree) {
   scheduler_config cfg;
   cfg.watermark = 0.10;  // 10 frames
   scheduler s(cfg, kv);
-  s.enqueue(make_request(0, 16 * 91, 1));  // 91 frames + 10 reserve > 100
+  s.enqueue(make_request(0, 16 * 50, 20));  // 50 frames
+  s.enqueue(make_request(1, 16 * 41, 1));   // 41 more + 10 reserve > the 50 left: waits
   (void)s.step();
-  EXPECT_EQ(s.num_running(), 0u);
-  EXPECT_EQ(s.num_waiting(), 1u);  // waits (it could fit an empty pool without the watermark)
+  EXPECT_EQ(s.num_running(), 1u);
+  EXPECT_EQ(s.num_waiting(), 1u);
+  drain(s);
+  EXPECT_EQ(s.finished_total(), 2u);  // admitted once the first finished
   EXPECT_TRUE(s.rejected().empty());
+}
+
+TEST(Scheduler, PromptThatNeverFitsBesideTheWatermarkIsRejectedNotLeftWaiting) {
+  test::counting_kv kv(100, 16);
+  scheduler_config cfg;
+  cfg.watermark = 0.10;
+  scheduler s(cfg, kv);
+  s.enqueue(make_request(3, 16 * 95, 1));  // fits the pool, never beside 10 reserved frames
+  EXPECT_LT(drain(s), 10);
+  ASSERT_EQ(s.rejected().size(), 1u);
+  EXPECT_NE(s.rejected()[0].reason.find("watermark"), std::string::npos);
 }
 
 TEST(Scheduler, ImpossibleRequestIsRejectedWithAReason) {

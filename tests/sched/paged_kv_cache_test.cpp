@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include "memory/paged_cache.hpp"
+#include "sched/paged_kv_cache.hpp"
+
+namespace kvscope {
+namespace {
+
+paged_cache_config tiny_cache(std::uint64_t budget) {
+  paged_cache_config c;
+  c.pool.shape = *find_model_shape("tiny");
+  c.pool.budget_bytes = budget;
+  c.pool.mode = payload_mode::accounting;
+  c.tail_tokens = 16;
+  return c;
+}
+
+request make_request(std::uint64_t id, std::uint32_t prompt) {
+  request r;
+  r.id = id;
+  r.prompt_tokens = prompt;
+  r.output_tokens = 1;
+  return r;
+}
+
+// Fills the pool with cached q8 blocks (their scales reserve frames too) by running sequences
+// to completion.
+void fill_with_cached_q8(paged_cache& cache, paged_kv_cache& kv, int sequences) {
+  kv.set_cold_level(precision::q8);
+  for (int i = 0; i < sequences; ++i) {
+    const request r = make_request(static_cast<std::uint64_t>(i), 16 * 20);
+    (void)kv.begin_sequence(i, r, r.prompt_tokens);
+    ASSERT_TRUE(kv.allocate_slots(i, r.prompt_tokens));
+    ASSERT_TRUE(cache.advance(kv.cache_id(i), r.prompt_tokens).has_value());
+    kv.end_sequence(i);
+  }
+}
+
+TEST(PagedKvCache, MakeRoomEvictsCachedBlocksScalesIncluded) {
+  paged_cache cache(tiny_cache(1ull << 20));  // 64 frames
+  paged_kv_cache kv(cache, true);
+  fill_with_cached_q8(cache, kv, 6);
+  ASSERT_LT(cache.pool().free_frames(), 20u);  // the pool is mostly cached blocks now
+  kv.set_cold_level(precision::fp16);
+  // Nearly the whole pool at fp16: only possible once every cached block and its scales go.
+  EXPECT_TRUE(kv.make_room_for(16 * 60, 2));
+  EXPECT_GE(cache.pool().free_frames(), 62u);
+  EXPECT_GT(kv.prefix_stats().evictions, 0u);
+  EXPECT_EQ(cache.audit(), "");
+}
+
+TEST(PagedKvCache, MakeRoomKeepsTheCacheWhenEvictingCannotHelp) {
+  paged_cache cache(tiny_cache(1ull << 20));
+  paged_kv_cache kv(cache, true);
+  fill_with_cached_q8(cache, kv, 2);
+  const auto cached_before = cache.pool().usage().tiers[ordinal(precision::q8)].cached_blocks;
+  ASSERT_GT(cached_before, 0u);
+  kv.set_cold_level(precision::fp16);
+  EXPECT_FALSE(kv.make_room_for(16 * 70, 0));  // more than the pool
+  EXPECT_EQ(kv.prefix_stats().evictions, 0u);
+  EXPECT_EQ(cache.pool().usage().tiers[ordinal(precision::q8)].cached_blocks, cached_before);
+}
+
+TEST(PagedKvCache, SharedPrefixBlocksAreHitAndColdBlocksBornAtTheLevel) {
+  paged_cache cache(tiny_cache(4ull << 20));
+  paged_kv_cache kv(cache, true);
+  request a = make_request(1, 16 * 10);
+  a.prefix_block_size = 16;
+  for (std::uint64_t i = 0; i < 8; ++i) a.prefix_hashes.push_back(100 + i);
+  request b = a;
+  b.id = 2;
+  kv.set_cold_level(precision::q4);
+  EXPECT_EQ(kv.begin_sequence(0, a, a.prompt_tokens), 0u);
+  ASSERT_TRUE(kv.allocate_slots(0, a.prompt_tokens));
+  // Blocks wholly older than the 16-token tail were born q4, the rest fp16.
+  const auto table = *cache.block_table(kv.cache_id(0));
+  const std::vector<block_id> blocks(table.begin(), table.end());
+  EXPECT_EQ(cache.pool().tier(blocks.front()), precision::q4);
+  EXPECT_EQ(cache.pool().tier(blocks.back()), precision::fp16);
+  // b shares a's 8 hashed blocks (its remaining two are unique to it).
+  EXPECT_EQ(kv.begin_sequence(1, b, b.prompt_tokens), 16u * 8);
+  EXPECT_EQ(cache.pool().refcount(blocks[0]), 2u);
+  EXPECT_EQ(kv.prefix_stats().hits, 16u * 8);
+  kv.end_sequence(1);
+  kv.end_sequence(0);
+  EXPECT_EQ(cache.audit(), "");
+}
+
+}  // namespace
+}  // namespace kvscope

@@ -91,4 +91,16 @@ bool object_keys(std::string_view line, std::vector<std::string>& keys, std::str
   return true;
 }
 
+bool open_object(simdjson::ondemand::parser& parser, simdjson::padded_string_view padded,
+                 simdjson::ondemand::document& doc, simdjson::ondemand::object& object,
+                 std::string_view what_object, std::string& why) {
+  auto error = parser.iterate(padded).get(doc);
+  if (!error) error = doc.get_object().get(object);
+  if (!error) return true;
+  why = error == simdjson::INCORRECT_TYPE
+            ? "not a JSON object (" + std::string(what_object) + ")"
+            : problem(error);
+  return false;
+}
+
 }  // namespace kvscope::json_util

@@ -17,6 +17,13 @@ inline bool at_end(simdjson::ondemand::document& doc) noexcept {
   return doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
 }
 
+// Parses `padded` (a line with simdjson padding after it) into `doc` and gets its top-level
+// object. On failure sets `why` ("not a JSON object (<what_object>)" or the simdjson problem)
+// and returns false.
+bool open_object(simdjson::ondemand::parser& parser, simdjson::padded_string_view padded,
+                 simdjson::ondemand::document& doc, simdjson::ondemand::object& object,
+                 std::string_view what_object, std::string& why);
+
 // Reads a token count (a whole number in [0, 2^32)) from `value`; on failure sets `why`, naming
 // `field`, and returns false.
 bool count(simdjson::ondemand::value value, std::string_view field, std::uint32_t& out,

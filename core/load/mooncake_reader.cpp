@@ -20,14 +20,11 @@ trace_reader::row_status mooncake_reader::parse_row(std::string_view line, reque
   namespace od = simdjson::ondemand;
   const simdjson::padded_string_view json(line.data(), line.size(), lines().capacity_from(line));
   od::document doc;
-  auto error = json_->parser.iterate(json).get(doc);
   od::object object;
-  if (!error) error = doc.get_object().get(object);
-  if (error) {
-    why = error == simdjson::INCORRECT_TYPE ? "not a JSON object (a Mooncake row is {...})"
-                                            : json_util::problem(error);
+  if (!json_util::open_object(json_->parser, json, doc, object, "a Mooncake row is {...}", why)) {
     return row_status::bad;
   }
+  simdjson::error_code error = simdjson::SUCCESS;
   bool has_time = false, has_input = false, has_output = false, has_hashes = false;
   out.prefix_hashes.clear();
   out.label.clear();

@@ -164,14 +164,11 @@ trace_reader::row_status native_reader::parse_row(std::string_view line, request
   namespace od = simdjson::ondemand;
   const simdjson::padded_string_view json(line.data(), line.size(), lines().capacity_from(line));
   od::document doc;
-  auto error = json_->parser.iterate(json).get(doc);
   od::object object;
-  if (!error) error = doc.get_object().get(object);
-  if (error) {
-    why = error == simdjson::INCORRECT_TYPE ? "not a JSON object (a request line is {...})"
-                                            : json_util::problem(error);
+  if (!json_util::open_object(json_->parser, json, doc, object, "a request line is {...}", why)) {
     return row_status::bad;
   }
+  simdjson::error_code error = simdjson::SUCCESS;
   enum : unsigned { f_id = 1, f_time = 2, f_prompt = 4, f_output = 8, f_block = 16, f_hashes = 32, f_label = 64 };
   unsigned seen = 0;
   out.prefix_hashes.clear();

@@ -184,13 +184,13 @@ BlockMapColors BlockMapColors::fromTheme(const Theme& t) {
 std::uint32_t frameMeanColor(const frame_info& f, const BlockMapColors& c, BlockColorMode mode,
                              std::uint8_t bits, bool highlighting) {
   if (f.slot_count <= 1) {  // the common case: one fp16 block or a free frame
-    return solidColor(f.slots[0], f.tier, c, mode, highlighting && !(bits & 1u));
+    return solidColor(f.blocks[0], f.tier, c, mode, highlighting && !(bits & 1u));
   }
   std::uint32_t px[4];
   const int n = f.slot_count >= 3 ? 4 : 2;
   for (int s = 0; s < n; ++s) {
     const bool dim = highlighting && !(bits & (1u << s));
-    px[s] = solidColor(f.slots[static_cast<std::size_t>(s)], f.tier, c, mode, dim);
+    px[s] = solidColor(f.blocks[static_cast<std::size_t>(s)], f.tier, c, mode, dim);
   }
   return average(px, n);
 }
@@ -259,7 +259,7 @@ void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l
           std::uint32_t* px = row + (f - first) * l.cell;
           for (int x = 0; x < b; ++x) {
             const int slot = count == 1 ? 0 : (count == 2 ? (x >= half) : (y >= half) * 2 + (x >= half));
-            px[x] = solidColor(fr.slots[static_cast<std::size_t>(slot)], fr.tier, c, mode,
+            px[x] = solidColor(fr.blocks[static_cast<std::size_t>(slot)], fr.tier, c, mode,
                                highlighting && !(bits & (1u << slot)));
           }
         }
@@ -289,7 +289,7 @@ void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l
         const int x0 = l.originX + (f - first) * l.cell;
         const std::uint8_t bits = bitsOf(f);
         for (int s = 0; s < count; ++s) {
-          const block_slot& slot = fr.slots[static_cast<std::size_t>(s)];
+          const block_slot& slot = fr.blocks[static_cast<std::size_t>(s)];
           const SlotPaint p = paintFor(slot, fr.tier, c, mode, highlighting && !(bits & (1u << s)));
           const QRect& q = slotRects[static_cast<std::size_t>(count)][static_cast<std::size_t>(s)];
           int filledRows = q.height();

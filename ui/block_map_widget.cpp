@@ -226,7 +226,7 @@ BlockMapWidget::Target BlockMapWidget::targetAt(QPoint pos) const {
   } else {  // too small to aim at a slot: take the first used one
     t.slot = 0;
     for (int s = 0; s < f.slot_count; ++s) {
-      if (f.slots[static_cast<std::size_t>(s)].refcount > 0) { t.slot = s; break; }
+      if (f.blocks[static_cast<std::size_t>(s)].refcount > 0) { t.slot = s; break; }
     }
   }
   return t;
@@ -245,7 +245,7 @@ QString BlockMapWidget::describeAt(QPoint pos) const {
       if (fr.is_free()) { ++freeCount; continue; }
       ++used;
       for (int s = 0; s < fr.slot_count; ++s) {
-        if (fr.slots[static_cast<std::size_t>(s)].refcount > 0) ++blocks[static_cast<std::size_t>(ordinal(fr.tier))];
+        if (fr.blocks[static_cast<std::size_t>(s)].refcount > 0) ++blocks[static_cast<std::size_t>(ordinal(fr.tier))];
       }
     }
     return tr("Frames %1–%2 (%3 frames share this pixel)\n%4 in use, %5 free\n"
@@ -260,7 +260,7 @@ QString BlockMapWidget::describeAt(QPoint pos) const {
   QString text = tr("Frame %1 — %2, holds %3").arg(t.frame).arg(QString::fromLatin1(tag(f.tier).data()))
                      .arg(splitName(f));
   for (int s = 0; s < f.slot_count; ++s) {
-    const QString line = slotLine(f.slots[static_cast<std::size_t>(s)], bs);
+    const QString line = slotLine(f.blocks[static_cast<std::size_t>(s)], bs);
     text += (s == t.slot && f.slot_count > 1 ? QStringLiteral("\n▸ slot %1: %2")
                                              : QStringLiteral("\n   slot %1: %2")).arg(s).arg(line);
   }
@@ -301,7 +301,7 @@ void BlockMapWidget::mousePressEvent(QMouseEvent* e) {
   sequence_id owner = no_sequence;
   if (t.frame >= 0) {
     const auto& slot = snapshot_->frames.frames[static_cast<std::size_t>(t.frame)]
-                           .slots[static_cast<std::size_t>(t.slot)];
+                           .blocks[static_cast<std::size_t>(t.slot)];
     if (slot.refcount > 0) owner = slot.owner;
     if (slot.refcount > 0 && owner == no_sequence) {  // shared, its allocating sequence gone
       for (const sequence_summary& seq : snapshot_->sequences) {

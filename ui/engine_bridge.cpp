@@ -10,6 +10,12 @@ EngineBridge::EngineBridge(std::unique_ptr<engine_feed> feed, QObject* parent)
   qRegisterMetaType<kvscope::policy_config>();
   qRegisterMetaType<kvscope::ui::MetricsPtr>();
   connect(timer_, &QTimer::timeout, this, &EngineBridge::poll);
+  // The engine publishes about as often as we poll; when a tick finds nothing new, look again
+  // a few ms later instead of a whole tick later (two ~33 ms clocks beating drop frames).
+  retry_ = new QTimer(this);
+  retry_->setSingleShot(true);
+  retry_->setInterval(4);
+  connect(retry_, &QTimer::timeout, this, &EngineBridge::poll);
 }
 
 EngineBridge::~EngineBridge() = default;
@@ -20,9 +26,9 @@ void EngineBridge::stop() { timer_->stop(); }
 void EngineBridge::setFeed(std::unique_ptr<engine_feed> feed) {
   feed_ = std::move(feed);
   current_.reset();
-  posted_.clear();
   pendingPolicy_.reset();
   haveStep_ = false;
+  history_.clear();
   rateClock_.invalidate();
   stepRate_ = 0;
   Q_EMIT historyReset();
@@ -32,10 +38,18 @@ void EngineBridge::setFeed(std::unique_ptr<engine_feed> feed) {
 void EngineBridge::poll() {
   if (!feed_) return;
   SnapshotPtr snap = feed_->latest();
-  if (!snap || snap == current_) return;  // nothing new: the same published object
+  if (!snap || snap == current_) {  // nothing new: the same published object
+    if (current_ && current_->playing && retries_ < 5 && !retry_->isActive()) {
+      ++retries_;
+      retry_->start();
+    }
+    return;
+  }
+  retries_ = 0;
   const bool reset = current_ && (snap->generation != current_->generation || snap->step < current_->step);
   if (reset) {
     haveStep_ = false;
+    history_.clear();
     Q_EMIT historyReset();
   }
   // Steps we have not seen: from the shared recent chunks when the feed keeps them (nothing is
@@ -53,6 +67,7 @@ void EngineBridge::poll() {
     if (haveStep_ && first > lastMetricStep_ + 1) missed_ += first - lastMetricStep_ - 1;
     haveStep_ = true;
     lastMetricStep_ = fresh->back().step;
+    for (const step_metrics& m : *fresh) history_.push(m);
   }
   if (!rateClock_.isValid() || reset) {
     rateClock_.start();
@@ -76,7 +91,6 @@ void EngineBridge::poll() {
 void EngineBridge::post(const runner_command& command) {
   if (!feed_) return;
   if (const auto* r = std::get_if<reconfigure_command>(&command)) pendingPolicy_ = r->config;
-  posted_.push_back({current_ ? current_->step : 0, command});
   feed_->post(command);
   Q_EMIT commandPosted(command);
 }

@@ -2,7 +2,7 @@
 // The GUI's only link to the engine: owns an engine_feed, polls latest() on the GUI thread at
 // about 30 fps (never waiting: latest() returns at once), hands each new snapshot to the
 // widgets — and, separately, every step's metrics exactly once — and posts runner_commands.
-// It keeps its own log of what it posted, for feeds whose snapshots carry no command log.
+// It also keeps every step's metrics (the last 65,536 in full) for the metrics CSV export.
 #include <QElapsedTimer>
 #include <QObject>
 
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/commands.hpp"
+#include "engine/metrics_history.hpp"
 #include "meta_types.hpp"
 
 class QTimer;
@@ -20,11 +21,6 @@ namespace kvscope::ui {
 class EngineBridge : public QObject {
   Q_OBJECT
  public:
-  struct PostedCommand {
-    std::uint64_t snapshotStep = 0;  // the newest step the GUI had seen when it posted
-    runner_command command;
-  };
-
   explicit EngineBridge(std::unique_ptr<engine_feed> feed, QObject* parent = nullptr);
   ~EngineBridge() override;
 
@@ -32,11 +28,13 @@ class EngineBridge : public QObject {
   // Swaps in another engine (a newly opened load): the widgets start over.
   void setFeed(std::unique_ptr<engine_feed> feed);
   SnapshotPtr current() const { return current_; }
-  const std::vector<PostedCommand>& posted() const { return posted_; }
   // Steps whose metrics never reached the GUI (the feed published faster than we polled and
   // did not carry them over). Reported, not hidden.
   std::uint64_t missedSteps() const { return missed_; }
   double stepsPerSecond() const { return stepRate_; }
+  // Every step of this run (since the feed or the last reset) the GUI has seen: the newest
+  // in full, older ones decimated once the run is long (see metrics_history).
+  const metrics_history& history() const { return history_; }
 
   void start(int intervalMs = 33);
   void stop();
@@ -60,12 +58,14 @@ class EngineBridge : public QObject {
  private:
   std::unique_ptr<engine_feed> feed_;
   QTimer* timer_ = nullptr;
+  QTimer* retry_ = nullptr;  // a quick second look when a tick found nothing new
+  int retries_ = 0;
   SnapshotPtr current_;
-  std::vector<PostedCommand> posted_;
   std::optional<policy_config> pendingPolicy_;
   std::uint64_t missed_ = 0;
   bool haveStep_ = false;
   std::uint64_t lastMetricStep_ = 0;
+  metrics_history history_{1 << 16, 4096};
   QElapsedTimer rateClock_;
   std::uint64_t rateStep_ = 0;
   double stepRate_ = 0;

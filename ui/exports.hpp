@@ -1,13 +1,9 @@
 #pragma once
 // The window's file exports, apart from its layout code. Everything is written atomically
 // (temporary file in the same directory, then renamed over the target).
-#include <QByteArray>
 #include <QString>
 
-#include <vector>
-
-#include "engine_bridge.hpp"
-#include "meta_types.hpp"
+#include "engine/metrics_history.hpp"
 
 class QCustomPlot;
 
@@ -17,16 +13,10 @@ namespace kvscope::ui {
 // naming the file otherwise.
 bool exportPlotFile(QCustomPlot* plot, const QString& path, QString* error);
 
-// The window's own record of a run, for feeds without core's session files: what ran, the
-// policy now, and the commands — the engine's log (with the step each was applied before) when
-// the snapshot carries one, else those the window posted.
-struct SessionRecord {
-  QString load, model;
-  std::uint64_t seed = 0;
-  policy_config policy;
-  SnapshotPtr latest;
-  std::vector<EngineBridge::PostedCommand> posted;
-};
-QByteArray sessionRecordJson(const SessionRecord& record);
+// Per-step metrics as core's CSV (the columns `kvscope-cli simulate --metrics` writes): every
+// step when the history holds the whole run, else its newest steps in full, and `note` says
+// how many were left out. False with a message naming the file on failure.
+bool exportMetricsCsv(const metrics_history& history, const QString& path, QString* error,
+                      QString* note = nullptr);
 
 }  // namespace kvscope::ui

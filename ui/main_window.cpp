@@ -11,55 +11,83 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QSaveFile>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <climits>
 
 #include "qcustomplot_include.hpp"
 
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
 #include "engine_bridge.hpp"
+#include "engine/run_summary.hpp"
 #include "exports.hpp"
 #include "io/policy_file.hpp"
 #include "kvscope_version.hpp"
 #include "level_legend.hpp"
+#include "load_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
+#include "run_loader.hpp"
 #include "run_panel.hpp"
-#include "scripted_feed.hpp"
+#include "run_setup.hpp"
 #include "stats_panel.hpp"
-#include "util/atomic_write.hpp"
+#include "util/byte_size.hpp"
 
 namespace kvscope::ui {
 namespace {
 
 QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
 
+// A short name for a run: the trace's file name, or the demo / a generated load.
+QString describe(const session& s) {
+  if (s.load_spec == demoLoadSpec) return QObject::tr("built-in demo load");
+  if (isGenerated(s)) return QObject::tr("generated load");
+  return QFileInfo(QString::fromStdString(s.load_spec)).fileName();
+}
+
+// True when the file is a kvscope session (its JSON names "kvscope_session" near the top).
+bool looksLikeSession(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return false;
+  return f.read(4096).contains("\"kvscope_session\"");
+}
+
 }  // namespace
 
-MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, Options options, QWidget* parent)
-    : QMainWindow(parent), options_(std::move(options)) {
+MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, session run, double stepsPerSecond,
+                       Options options, QWidget* parent)
+    : QMainWindow(parent), options_(options), run_(std::move(run)) {
   setWindowTitle(tr("kvscope — paged KV cache with precision tiers"));
   setWindowIcon(QIcon(QStringLiteral(":/kvscope/kvscope.png")));
   setObjectName(QStringLiteral("mainWindow"));
   setAcceptDrops(true);
   bridge_ = new EngineBridge(std::move(feed), this);
+  loader_ = new RunLoader(this);
   buildCentral();
   buildDocks();
   buildMenus();
   buildStatusBar();
   wire();
   resize(1600, 1000);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("policyDock"))}, {380}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>(QStringLiteral("policyDock"))}, {390}, Qt::Horizontal);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("runDock")), findChild<QDockWidget*>(QStringLiteral("policyDock")),
                findChild<QDockWidget*>(QStringLiteral("statsDock"))}, {110, 250, 300}, Qt::Vertical);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("pressureDock"))}, {330}, Qt::Vertical);
   resizeDocks({findChild<QDockWidget*>(QStringLiteral("pressureDock")),
                findChild<QDockWidget*>(QStringLiteral("memoryDock"))}, {900, 700}, Qt::Horizontal);
+  runPanel_->setStepsPerSecond(stepsPerSecond);
+  runPanel_->setSeed(seedOf(run_));
+  loadPanel_->showRun(run_);
+  statsPanel_->setMeasuring(run_.options.payload == payload_mode::data);
+  showRunDescription();
   if (options_.persistSettings) restoreSettings();
   applyTheme();
   bridge_->poll();
@@ -130,15 +158,18 @@ void MainWindow::buildDocks() {
   runPanel_ = new RunPanel;
   policyPanel_ = new PolicyPanel;
   statsPanel_ = new StatsPanel;
+  loadPanel_ = new LoadPanel;
   pressurePlot_ = new PressurePlot;
   memoryPlot_ = new MemoryPlot;
   auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea);
   auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea);
   auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea);
   auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea);
+  auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea);
   splitDockWidget(run, policy, Qt::Vertical);
   splitDockWidget(policy, stats, Qt::Vertical);
   tabifyDockWidget(stats, table);
+  tabifyDockWidget(table, load);
   stats->raise();
   // Picking a sequence in the map brings its block table to the front.
   connect(blockMap_, &BlockMapWidget::sequenceSelected, table, [table](sequence_id id) {
@@ -152,16 +183,38 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open load…"), QKeySequence::Open, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a recorded load"), QString(),
-                                                      tr("Traces (*.csv *.jsonl *.json);;All files (*)"));
+  file->addAction(tr("&Open trace…"), QKeySequence::Open, this, [this] {
+    const QString path = askOpenPath(tr("Open a recorded load"),
+                                     tr("Traces (*.csv *.jsonl *.json);;All files (*)"));
+    if (!path.isEmpty()) openTrace(path);
+  });
+  auto* reopen = file->addAction(tr("&Reopen the last trace"), this, [this] {
+    const QString last = QSettings().value(QStringLiteral("files/lastLoad")).toString();
+    if (!last.isEmpty()) openTrace(last);
+  });
+  // Names the file, and is offered only when there is one (the menu is built each time it opens).
+  connect(file, &QMenu::aboutToShow, this, [reopen] {
+    const QString last = QSettings().value(QStringLiteral("files/lastLoad")).toString();
+    reopen->setVisible(!last.isEmpty() && QFileInfo::exists(last));
+    reopen->setText(tr("&Reopen %1").arg(QFileInfo(last).fileName()));
+  });
+  file->addAction(tr("Open &session…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+    const QString path = askOpenPath(tr("Replay a saved session"),
+                                     tr("kvscope sessions (*.kvscope.json *.json);;All files (*)"));
+    if (!path.isEmpty()) importSession(path);
+  });
+  file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
+    const QString path = askSavePath(tr("Save the session"), tr("kvscope session (*.kvscope.json)"),
+                                     QStringLiteral("session.kvscope.json"));
     if (path.isEmpty()) return;
     QString error;
-    report(openLoad(path, &error), QString(), error);
+    report(saveSession(path, &error),
+           tr("Session written to %1 — kvscope --session, or kvscope-cli replay --session, replays it")
+               .arg(path), error);
   });
+  file->addSeparator();
   file->addAction(tr("&Import policy config…"), this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import a policy config"), QString(),
-                                                      tr("Policy configs (*.json *.toml)"));
+    const QString path = askOpenPath(tr("Import a policy config"), tr("Policy configs (*.json *.toml)"));
     if (path.isEmpty()) return;
     QString error;
     report(importPolicyConfig(path, &error), tr("Policy imported from %1").arg(path), error);
@@ -173,14 +226,13 @@ void MainWindow::buildMenus() {
     QString error;
     report(exportPolicyConfig(path, &error), tr("Policy config written to %1").arg(path), error);
   });
-  file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
-    const QString path = askSavePath(tr("Save the session"), tr("kvscope session (*.json)"),
-                                     QStringLiteral("session.kvscope.json"));
+  file->addAction(tr("Export &metrics CSV…"), this, [this] {
+    const QString path = askSavePath(tr("Export per-step metrics"), tr("CSV (*.csv)"),
+                                     QStringLiteral("metrics.csv"));
     if (path.isEmpty()) return;
     QString error;
-    report(saveSession(path, &error), tr("Session written to %1").arg(path), error);
+    report(exportMetrics(path, &error), tr("Metrics written to %1").arg(path), error);
   });
-  file->addSeparator();
   for (auto [label, plot, name] :
        {std::tuple{tr("Export pressure plot…"), static_cast<QWidget*>(pressurePlot_), "pressure"},
         std::tuple{tr("Export memory plot…"), static_cast<QWidget*>(memoryPlot_), "memory"}}) {
@@ -199,6 +251,12 @@ void MainWindow::buildMenus() {
   auto* play = run->addAction(tr("Play / pause"), QKeySequence(Qt::Key_Space), runPanel_, &RunPanel::togglePlay);
   auto* step = run->addAction(tr("Step"), QKeySequence(Qt::Key_N), runPanel_, &RunPanel::stepOnce);
   run->addAction(tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R), runPanel_, &RunPanel::reset);
+  run->addAction(tr("Restart the built-in demo"), this, [this] {
+    session demo = demoSession();
+    demo.options.policy = policyPanel_->config();
+    runPanel_->setStepsPerSecond(demoStepsPerSecond);
+    startRun(demo, tr("the built-in demo"));
+  });
   for (QAction* a : {play, step}) a->setShortcutContext(Qt::WindowShortcut);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -232,8 +290,12 @@ void MainWindow::buildMenus() {
            "smooths it (EWMA) and, past its thresholds, stores older blocks in 8 or 4 bits. The "
            "hysteresis band keeps it from flapping. Move the sliders and watch the lines, the "
            "levels and the block map respond.</p>"
-           "<p>Until the engine runner lands, the window shows a <b>scripted demo load</b> — a "
-           "stand-in whose pressure follows a fixed curve through both thresholds.</p>"));
+           "<p>Everything you see is the real engine: a vLLM-style scheduler (continuous "
+           "batching, chunked prefill, preemption, prefix caching) over a paged pool whose blocks "
+           "hold real K/V bytes that are really quantized; the error table is measured on them. "
+           "The built-in demo is a generated load on a tiny model in 16 MiB whose pressure climbs "
+           "through both thresholds and falls back within the first minute. Open a trace (Ctrl+O) "
+           "or change the load in the <b>Load and engine</b> panel.</p>"));
   });
   help->addAction(tr("About kvscope"), this, [this] {
     QMessageBox::about(this, tr("About kvscope"),
@@ -250,16 +312,49 @@ void MainWindow::buildStatusBar() {
     statusBar()->addPermanentWidget(l);
     return l;
   };
-  feedLabel_ = add(tr("Where the snapshots come from"));
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 1000);
+  progress_->setMaximumWidth(160);
+  progress_->setMaximumHeight(14);
+  progress_->setTextVisible(false);
+  progress_->setVisible(false);
+  statusBar()->addPermanentWidget(progress_);
+  errorLabel_ = add(tr("Why the engine stopped"));
+  errorLabel_->setVisible(false);
+  feedLabel_ = add(tr("What the engine runs"));
   stepLabel_ = add(tr("Engine step"));
   timeLabel_ = add(tr("Simulated time"));
   pressureLabel_ = add(tr("Raw pressure and its EWMA, which the policy compares with its thresholds"));
   levelLabel_ = add(tr("The policy's level: how cold blocks are stored now"));
   queueLabel_ = add(tr("Sequences running / requests waiting"));
-  feedLabel_->setText(options_.loadDescription);
+  // Widths that fit the longest usual text: changing numbers then never re-lay out (and
+  // repaint) the whole status bar.
+  const QFontMetrics fm(font());
+  stepLabel_->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("step 0000000")));
+  timeLabel_->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("t = 00000.0 s")));
+  pressureLabel_->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("pressure 0.000 · EWMA 0.000")));
+  queueLabel_->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("running 000 · waiting 0000")));
+  for (QLabel* l : {stepLabel_, timeLabel_, pressureLabel_, queueLabel_}) l->setTextFormat(Qt::PlainText);
+}
+
+void MainWindow::showRunDescription() {
+  const QString model = QString::fromStdString(run_.options.model);
+  const QString budget = QString::fromStdString(format_byte_size(run_.options.budget_bytes));
+  feedLabel_->setText(tr("%1 · %2 · %3 · %4")
+                          .arg(describe(run_), model, budget,
+                               run_.options.payload == payload_mode::data ? tr("data") : tr("accounting")));
+  feedLabel_->setToolTip(tr("Load: %1\nSame run headless: %2")
+                             .arg(QString::fromStdString(run_.load_spec),
+                                  QString::fromStdString(cliEquivalent(run_))));
 }
 
 void MainWindow::wire() {
+  numbersTimer_ = new QTimer(this);
+  numbersTimer_->setSingleShot(true);
+  numbersTimer_->setInterval(200);
+  connect(numbersTimer_, &QTimer::timeout, this, [this] {
+    if (lastShown_ && lastShown_ != numbersShown_) showNumbers(lastShown_);
+  });
   connect(bridge_, &EngineBridge::snapshotReady, this, &MainWindow::onSnapshot);
   connect(bridge_, &EngineBridge::metricsArrived, this, &MainWindow::onMetrics);
   connect(bridge_, &EngineBridge::historyReset, this, &MainWindow::onHistoryReset);
@@ -271,9 +366,26 @@ void MainWindow::wire() {
   connect(policyPanel_, &PolicyPanel::policyChanged, pressurePlot_, &PressurePlot::setPolicy);
   connect(policyPanel_, &PolicyPanel::policyChanged, bridge_, &EngineBridge::postPolicy);
   connect(runPanel_, &RunPanel::command, bridge_, &EngineBridge::post);
-  connect(runPanel_, &RunPanel::seedChanged, this, [this](std::uint64_t seed) {
-    // engine_feed has no seed command: only the stand-in feed takes one (used at next reset).
-    if (auto* scripted = dynamic_cast<ScriptedFeed*>(bridge_->feed())) scripted->setSeed(seed);
+  connect(runPanel_, &RunPanel::resetRequested, this, &MainWindow::resetRun);
+  connect(runPanel_, &RunPanel::seedChanged, loadPanel_, &LoadPanel::setSeed);
+  connect(loadPanel_, &LoadPanel::seedChanged, runPanel_, &RunPanel::setSeed);
+  connect(loadPanel_, &LoadPanel::applyRequested, this, [this] { applyLoadPanel(); });
+  connect(loadPanel_, &LoadPanel::openTraceRequested, this, [this] {
+    const QString path = askOpenPath(tr("Open a recorded load"),
+                                     tr("Traces (*.csv *.jsonl *.json);;All files (*)"));
+    if (!path.isEmpty()) openTrace(path);
+  });
+  connect(loadPanel_, &LoadPanel::cancelRequested, this, [this] {
+    loader_->cancel();
+    loadPanel_->showProgress(-1, {});
+    loadPanel_->showMessage(tr("Cancelled; the current run goes on."), false);
+    progress_->setVisible(false);
+    statusBar()->clearMessage();
+  });
+  connect(loader_, &RunLoader::progress, this, [this](quint64, double fraction, const QString& text) {
+    loadPanel_->showProgress(fraction, text);
+    progress_->setValue(static_cast<int>(fraction * 1000));
+    statusBar()->showMessage(text);
   });
   connect(blockMap_, &BlockMapWidget::sequenceSelected, blockTable_, &BlockTablePanel::showSequence);
   connect(blockMap_, &BlockMapWidget::sequenceSelected, this, &MainWindow::updateSelectionHint);
@@ -284,13 +396,27 @@ void MainWindow::wire() {
 }
 
 void MainWindow::onSnapshot(const SnapshotPtr& s) {
+  // The block map and the plots (fed by onMetrics) follow every snapshot; numbers, the donut and
+  // the block table follow a few times a second, which is as fast as anyone reads them and
+  // keeps the GUI thread's share of the CPU small (see gui_bench). The last snapshot is always
+  // shown: a pause leaves the numbers exact.
   blockMap_->setSnapshot(s);
+  if (s != lastShown_) runPanel_->showEngineState(s->playing);
+  lastShown_ = s;
+  const bool fresh = !numbersShown_ || s->generation != numbersShown_->generation ||
+                     s->step < numbersShown_->step || !s->playing || !s->error.empty();
+  if (fresh || !numbersTimer_->isActive()) {
+    showNumbers(s);
+    numbersTimer_->start();
+  }
+}
+
+void MainWindow::showNumbers(const SnapshotPtr& s) {
+  numbersShown_ = s;
   blockTable_->setSnapshot(s);
   memoryPlot_->setSnapshot(s);
   statsPanel_->setSnapshot(s);
   statsPanel_->setStepRate(bridge_->stepsPerSecond());
-  if (s != lastShown_) runPanel_->showEngineState(s->playing);
-  lastShown_ = s;
   const step_metrics& m = s->latest;
   stepLabel_->setText(tr("step %1").arg(s->step));
   timeLabel_->setText(tr("t = %1 s").arg(s->sim_time_s, 0, 'f', 1));
@@ -301,9 +427,15 @@ void MainWindow::onSnapshot(const SnapshotPtr& s) {
   levelLabel_->setText(tr("level <span style='color:%1'>■</span> <b>%2</b>")
                            .arg(theme_->levelColor(level).name(), levelName(level)));
   queueLabel_->setText(tr("running %1 · waiting %2").arg(m.num_requests_running).arg(m.num_requests_waiting));
-  if (bridge_->missedSteps() > 0) {
-    feedLabel_->setText(tr("%1 · %2 steps not seen by the plots")
-                            .arg(options_.loadDescription).arg(bridge_->missedSteps()));
+  if (s->error.empty() != errorLabel_->isHidden()) {
+    errorLabel_->setVisible(!s->error.empty());
+    errorLabel_->setText(tr("<span style='color:#c0392b'><b>engine stopped:</b> %1 (Reset starts over)</span>")
+                             .arg(QString::fromStdString(s->error).toHtmlEscaped()));
+  }
+  if (s->finished && !announcedEnd_) {
+    announcedEnd_ = true;
+    statusBar()->showMessage(tr("The load is over: every request has finished. Reset (Ctrl+R) runs "
+                                "it again; a new seed gives a new load."), 10000);
   }
   updateMapHeader(s);
 }
@@ -312,30 +444,25 @@ void MainWindow::onMetrics(const MetricsPtr& metrics) {
   pressurePlot_->appendMetrics(metrics);
   memoryPlot_->appendMetrics(metrics);
   statsPanel_->appendMetrics(metrics);
-  for (const step_metrics& m : *metrics) {
-    ++totals_.steps;
-    totals_.usageSum += m.kv_cache_usage_perc;
-    totals_.usagePeak = std::max(totals_.usagePeak, m.kv_cache_usage_perc);
-    totals_.savingSum += MemoryBreakdown::of(m).saving;
-  }
 }
 
 void MainWindow::onHistoryReset() {
   pressurePlot_->clearHistory();
   memoryPlot_->clearHistory();
   statsPanel_->clearHistory();
-  totals_ = Totals{};
+  announcedEnd_ = false;
 }
 
 void MainWindow::updateMapHeader(const SnapshotPtr& s) {
   const std::size_t frames = s->frames.frames.size();
   std::size_t used = 0;
   for (const frame_info& f : s->frames.frames) used += !f.is_free();
-  const double frameMiB = frames ? static_cast<double>(s->budget_bytes) / static_cast<double>(frames) / (1 << 20) : 0;
-  mapTitle_->setText(tr("<span style='font-size:large'><b>KV block pool</b></span> — %1 frames × %2 MiB "
-                        "(%3 GiB budget) · %4 frames in use · %5 sequences")
-                         .arg(frames).arg(frameMiB, 0, 'f', 1)
-                         .arg(static_cast<double>(s->budget_bytes) / (1 << 30), 0, 'f', 1)
+  mapTitle_->setText(tr("<span style='font-size:large'><b>KV block pool</b></span> — %1 frames × %2 "
+                        "(%3 budget, model %4) · %5 frames in use · %6 sequences running")
+                         .arg(frames)
+                         .arg(QString::fromStdString(format_byte_size(s->frames.frame_bytes)),
+                              QString::fromStdString(format_byte_size(s->budget_bytes)),
+                              QString::fromStdString(run_.options.model))
                          .arg(used).arg(s->sequences.size()));
 }
 
@@ -371,7 +498,10 @@ void MainWindow::applyTheme() {
               {t.cachedBlock, tr("cached prefix"), tr("Freed block kept for prefix-cache hits; evicted LRU when memory is needed"), false, {}},
               {t.level[0], tr("shared"), tr("A dot marks a block shared by several sequences (refcount > 1)"), true, mark}};
   mapLegend_->setEntries(entries);
-  if (auto s = bridge_->current()) onSnapshot(s);
+  if (auto s = bridge_->current()) {
+    onSnapshot(s);
+    showNumbers(s);
+  }
 }
 
 void MainWindow::setDarkTheme(bool dark) {
@@ -435,25 +565,26 @@ void MainWindow::report(bool ok, const QString& success, const QString& error) {
   box->open();
 }
 
+QString MainWindow::askOpenPath(const QString& title, const QString& filters) {
+  QSettings s;
+  const QString dir = s.value(QStringLiteral("files/lastDir"), QDir::homePath()).toString();
+  const QString path = QFileDialog::getOpenFileName(this, title, dir, filters);
+  if (!path.isEmpty() && options_.persistSettings) {
+    s.setValue(QStringLiteral("files/lastDir"), QFileInfo(path).absolutePath());
+  }
+  return path;
+}
+
 bool MainWindow::exportPolicyConfig(const QString& path, QString* error) {
   const policy_config config = policyPanel_->config();
   policy_provenance prov;
-  prov.load = options_.loadDescription.toStdString();
-  prov.model = options_.model.toStdString();
-  if (const auto s = bridge_->current()) {
-    prov.budget_bytes = s->budget_bytes;
-    const step_metrics& m = s->latest;
-    const double steps = static_cast<double>(std::max<std::uint64_t>(1, totals_.steps));
-    prov.metrics = {{"steps", static_cast<double>(totals_.steps)},
-                    {"mean_kv_cache_usage_perc", totals_.usageSum / steps},
-                    {"peak_kv_cache_usage_perc", totals_.usagePeak},
-                    {"mean_saving_vs_fp16", totals_.savingSum / steps},
-                    {"num_preemptions_total", static_cast<double>(m.num_preemptions_total)},
-                    {"level_transitions_total", static_cast<double>(m.level_transitions_total)}};
-    if (m.prefix_cache_queries > 0) {
-      prov.metrics.emplace_back("prefix_cache_hit_rate", static_cast<double>(m.prefix_cache_hits) /
-                                                             static_cast<double>(m.prefix_cache_queries));
-    }
+  prov.load = run_.load_spec;
+  prov.model = run_.options.model;
+  prov.budget_bytes = run_.options.budget_bytes;
+  // What this run achieved so far, as kvscope-cli's summary reports it.
+  if (const auto snap = bridge_->current(); snap && snap->summary) {
+    prov.metrics.emplace_back("steps", static_cast<double>(snap->summary->steps));
+    for (auto& m : summary_metrics(*snap->summary)) prov.metrics.push_back(std::move(m));
   }
   const auto written = write_policy_config(path.toStdString(), config, &prov);
   if (!written) {
@@ -485,26 +616,20 @@ bool MainWindow::exportPlot(QWidget* plot, const QString& path, QString* error) 
   return exportPlotFile(custom, path, error);
 }
 
+bool MainWindow::exportMetrics(const QString& path, QString* error) {
+  QString note;
+  if (!exportMetricsCsv(bridge_->history(), path, error, &note)) return false;
+  statusBar()->showMessage(tr("Metrics written to %1: %2").arg(path, note), 8000);
+  return true;
+}
+
 bool MainWindow::saveSession(const QString& path, QString* error) {
-  if (options_.saveSession) {
-    const auto snap = bridge_->current();
-    if (!snap) {
-      if (error) *error = tr("%1: nothing to save yet (no snapshot from the engine)").arg(path);
-      return false;
-    }
-    const auto written = options_.saveSession(path, *snap);
-    if (!written && error) *error = QString::fromStdString(written.error());
-    return static_cast<bool>(written);
+  const auto snap = bridge_->current();
+  if (!snap) {
+    if (error) *error = tr("%1: nothing to save yet (no snapshot from the engine)").arg(path);
+    return false;
   }
-  SessionRecord record;
-  record.load = options_.loadDescription;
-  record.model = options_.model;
-  record.seed = runPanel_->seed();
-  record.policy = policyPanel_->config();
-  record.latest = bridge_->current();
-  record.posted = bridge_->posted();
-  const QByteArray json = sessionRecordJson(record);
-  const auto written = write_file_atomically(path.toStdString(), std::string_view(json.constData(), static_cast<std::size_t>(json.size())));
+  const auto written = write_session(path.toStdString(), sessionAt(run_, *snap));
   if (!written) {
     if (error) *error = QString::fromStdString(written.error());
     return false;
@@ -522,27 +647,92 @@ bool MainWindow::saveScreenshot(const QString& path, QString* error) {
   return true;
 }
 
-bool MainWindow::openLoad(const QString& path, QString* error) {
-  if (!options_.openLoad) {
-    if (error) {
-      *error = tr("%1: this build cannot open recorded loads yet (the demo load keeps running).").arg(path);
+quint64 MainWindow::startRun(session run, const QString& what) {
+  return prepareRun(std::move(run), what, false);
+}
+
+quint64 MainWindow::prepareRun(session run, const QString& what, bool replay) {
+  // A replayed session runs flat out to its saved step (then pauses); anything else at the pace
+  // the run panel shows.
+  const runner_options options = liveRunnerOptions(replay ? 0.0 : runPanel_->stepsPerSecond());
+  loadPanel_->showProgress(0, tr("Preparing %1…").arg(what));
+  progress_->setValue(0);
+  progress_->setVisible(true);
+  statusBar()->showMessage(tr("Preparing %1… (the current run goes on meanwhile)").arg(what));
+  return loader_->start(std::move(run), options, [this, what, replay](RunLoader::Result&& r) {
+    loadPanel_->showProgress(-1, {});
+    progress_->setVisible(false);
+    if (!r.feed) {  // the reader's message; the running load is untouched
+      loadPanel_->showMessage(r.error, true);
+      report(false, QString(), r.error);
+      Q_EMIT runFailed(r.error);
+      return;
     }
-    return false;
+    run_ = std::move(r.run);
+    bridge_->setFeed(std::move(r.feed));
+    if (replay) runPanel_->setStepsPerSecond(0);
+    runPanel_->setSeed(seedOf(run_));
+    runPanel_->showEngineState(true);
+    loadPanel_->showRun(run_);
+    statsPanel_->setMeasuring(run_.options.payload == payload_mode::data);
+    showRunDescription();
+    const QString done = r.note.isEmpty() ? tr("Running %1").arg(what)
+                                          : tr("Running %1 (%2)").arg(what, r.note);
+    loadPanel_->showMessage(done, false);
+    statusBar()->showMessage(done, 8000);
+    if (options_.persistSettings && !isGenerated(run_)) {
+      QSettings().setValue(QStringLiteral("files/lastLoad"), QString::fromStdString(run_.load_spec));
+    }
+    Q_EMIT runStarted(what);
+  });
+}
+
+quint64 MainWindow::openTrace(const QString& path) {
+  // The panel changes only once the trace runs (showRun); until then it shows what runs now.
+  return applyLoadPanel(path);
+}
+
+quint64 MainWindow::applyLoadPanel() { return applyLoadPanel(QString()); }
+
+quint64 MainWindow::applyLoadPanel(const QString& trace) {
+  auto next = loadPanel_->run(run_, trace);
+  if (!next) {
+    loadPanel_->showMessage(next.error(), true);
+    report(false, QString(), next.error());
+    Q_EMIT runFailed(next.error());
+    return 0;
   }
-  statusBar()->showMessage(tr("Opening %1…").arg(path));
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  auto feed = options_.openLoad(path);
-  QApplication::restoreOverrideCursor();
-  if (!feed) {  // the reader's message; the running load is untouched
-    if (error) *error = QString::fromStdString(feed.error());
-    return false;
+  next->options.policy = policyPanel_->config();  // the policy as tuned so far carries over
+  const QString what = !isGenerated(*next) ? QFileInfo(QString::fromStdString(next->load_spec)).fileName()
+                                           : tr("the generated load");
+  return startRun(std::move(*next), what);
+}
+
+quint64 MainWindow::importSession(const QString& path) {
+  auto s = read_session(path.toStdString());
+  if (!s) {
+    const QString error = QString::fromStdString(s.error());
+    loadPanel_->showMessage(error, true);
+    report(false, QString(), error);
+    Q_EMIT runFailed(error);
+    return 0;
   }
-  bridge_->setFeed(std::move(*feed));
-  options_.loadDescription = path;
-  feedLabel_->setText(path);
-  statusBar()->showMessage(tr("Running %1").arg(path), 6000);
-  if (options_.persistSettings) QSettings().setValue(QStringLiteral("files/lastLoad"), path);
-  return true;
+  return prepareRun(std::move(*s), tr("session %1").arg(QFileInfo(path).fileName()), true);
+}
+
+void MainWindow::resetRun(std::uint64_t seed) {
+  // The seed boxes show at most INT_MAX: a bigger seed (from a session) counts as unchanged.
+  const std::uint64_t current = seedOf(run_);
+  const bool same = seed == current || (current > INT_MAX && seed == INT_MAX);
+  if (!same) {
+    session next = reseeded(run_, seed);
+    next.options.policy = policyPanel_->config();
+    startRun(std::move(next), tr("%1 with seed %2").arg(describe(run_)).arg(seed));
+    return;
+  }
+  bridge_->post(reset_command{});
+  // A reset rebuilds the engine with the run's initial policy; keep the one tuned since.
+  if (!(policyPanel_->config() == run_.options.policy)) bridge_->postPolicy(policyPanel_->config());
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -553,15 +743,16 @@ void MainWindow::dropEvent(QDropEvent* event) {
   const auto urls = event->mimeData()->urls();
   if (urls.isEmpty()) return;
   const QString path = urls.front().toLocalFile();
-  QString error;
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == QLatin1String("toml") ||
-      (suffix == QLatin1String("json") && !path.endsWith(QLatin1String(".kvscope.json")))) {
+  event->acceptProposedAction();
+  if (looksLikeSession(path)) {
+    importSession(path);
+  } else if (suffix == QLatin1String("toml") || suffix == QLatin1String("json")) {
+    QString error;
     report(importPolicyConfig(path, &error), tr("Policy imported from %1").arg(path), error);
   } else {
-    report(openLoad(path, &error), QString(), error);
+    openTrace(path);
   }
-  event->acceptProposedAction();
 }
 
 }  // namespace kvscope::ui

@@ -1,22 +1,23 @@
 #pragma once
 // The desktop app's window: the block map in the middle, docks around it (block table, policy,
-// run controls, statistics, pressure and memory plots), menus with exports, and a status bar.
-// It owns the EngineBridge (and through it the engine_feed) and wires widgets to it.
+// run controls, load, statistics, pressure and memory plots), menus with exports, and a status
+// bar. It owns the EngineBridge (and through it the runner) and wires widgets to it. A new load,
+// a new seed or an imported session is prepared off the GUI thread (RunLoader) and swapped in
+// when ready; until then, and for good if it fails, the current run keeps going.
 #include <QMainWindow>
 
-#include <functional>
 #include <memory>
-#include <string>
 
-#include "engine/commands.hpp"
 #include "block_map_render.hpp"
+#include "engine/commands.hpp"
+#include "engine/session.hpp"
 #include "meta_types.hpp"
 #include "theme.hpp"
-#include "util/expected.hpp"
 
 class QLabel;
 class QAction;
-class QActionGroup;
+class QProgressBar;
+class QTimer;
 class QToolButton;
 
 namespace kvscope::ui {
@@ -25,9 +26,11 @@ class BlockMapWidget;
 class BlockTablePanel;
 class ColorLegend;
 class EngineBridge;
+class LoadPanel;
 class MemoryPlot;
 class PolicyPanel;
 class PressurePlot;
+class RunLoader;
 class RunPanel;
 class StatsPanel;
 
@@ -36,43 +39,57 @@ class MainWindow : public QMainWindow {
  public:
   struct Options {
     bool persistSettings = true;  // restore and save geometry, dock layout, theme (QSettings)
-    QString loadDescription;      // for exported provenance: what load the engine runs
-    QString model;                // model preset name, likewise
     int pollIntervalMs = 33;      // ~30 fps
-    // Opens a recorded load and returns the feed that runs it, or the reader's message. Unset:
-    // the window says loads cannot be opened. (main() sets it once the engine runner exists.)
-    std::function<expected<std::unique_ptr<engine_feed>, std::string>(const QString& path)> openLoad;
-    // Writes a session that replays exactly (core's session file); unset: the window writes its
-    // own record (policy, seed and the commands it posted).
-    std::function<expected<void, std::string>(const QString& path, const engine_snapshot& latest)> saveSession;
   };
 
-  explicit MainWindow(std::unique_ptr<engine_feed> feed, Options options, QWidget* parent = nullptr);
+  // `feed` runs `run` (a runner made by makeRunner(run, ...)); `stepsPerSecond` is its pace.
+  MainWindow(std::unique_ptr<engine_feed> feed, session run, double stepsPerSecond, Options options,
+             QWidget* parent = nullptr);
   ~MainWindow() override;
 
   EngineBridge* bridge() const { return bridge_; }
+  RunLoader* loader() const { return loader_; }
   BlockMapWidget* blockMap() const { return blockMap_; }
   PolicyPanel* policyPanel() const { return policyPanel_; }
   PressurePlot* pressurePlot() const { return pressurePlot_; }
   MemoryPlot* memoryPlot() const { return memoryPlot_; }
   RunPanel* runPanel() const { return runPanel_; }
+  LoadPanel* loadPanel() const { return loadPanel_; }
   StatsPanel* statsPanel() const { return statsPanel_; }
   BlockTablePanel* blockTablePanel() const { return blockTable_; }
+  // What runs now, as it was started (its command log is in the snapshots).
+  const session& currentRun() const { return run_; }
 
   // Each returns false with a message naming the file on failure. No dialogs: the menu actions
   // ask for the path and call these.
   bool exportPolicyConfig(const QString& path, QString* error);
   bool importPolicyConfig(const QString& path, QString* error);
   bool exportPlot(QWidget* plot, const QString& path, QString* error);  // .png or .pdf
+  bool exportMetrics(const QString& path, QString* error);              // CSV
   bool saveSession(const QString& path, QString* error);
   bool saveScreenshot(const QString& path, QString* error);
-  // Opens a recorded load through Options::openLoad; on failure the current load keeps running
-  // and nothing changes.
-  bool openLoad(const QString& path, QString* error);
+
+  // Start preparing a new run off the GUI thread and return the job id, or 0 when it is refused
+  // at once (then runFailed has been emitted). The current run goes on until the new one is
+  // ready (runStarted) and stays if it cannot run (runFailed with the reader's message).
+  quint64 startRun(session run, const QString& what);
+  // A trace with the load panel's model, budget and payload, and the policy as it is now.
+  quint64 openTrace(const QString& path);
+  // The load panel's settings.
+  quint64 applyLoadPanel();
+  // A saved session, replayed as fast as possible to its saved step, where it pauses.
+  quint64 importSession(const QString& path);
+  // Reset: the same run from step 0 (keeping the policy as it is now), or with another seed a
+  // new run from that seed.
+  void resetRun(std::uint64_t seed);
 
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);
   bool isDarkTheme() const { return theme_->dark; }
+
+ Q_SIGNALS:
+  void runStarted(const QString& what);
+  void runFailed(const QString& error);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -80,6 +97,8 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  quint64 prepareRun(session run, const QString& what, bool replay);
+  quint64 applyLoadPanel(const QString& trace);  // a non-empty trace: that file
   void buildCentral();
   void buildDocks();
   void buildMenus();
@@ -87,23 +106,29 @@ class MainWindow : public QMainWindow {
   void wire();
   void restoreSettings();
   void onSnapshot(const SnapshotPtr& snapshot);
+  void showNumbers(const SnapshotPtr& snapshot);
   void onMetrics(const MetricsPtr& metrics);
   void onHistoryReset();
   void updateMapHeader(const SnapshotPtr& snapshot);
   void updateSelectionHint(sequence_id id);
+  void showRunDescription();
   void applyTheme();
   QString askSavePath(const QString& title, const QString& filters, const QString& defaultName);
+  QString askOpenPath(const QString& title, const QString& filters);
   void report(bool ok, const QString& success, const QString& error);
 
   Options options_;
+  session run_;
   const Theme* theme_ = &lightTheme();
   EngineBridge* bridge_ = nullptr;
+  RunLoader* loader_ = nullptr;
   BlockMapWidget* blockMap_ = nullptr;
   BlockTablePanel* blockTable_ = nullptr;
   PolicyPanel* policyPanel_ = nullptr;
   PressurePlot* pressurePlot_ = nullptr;
   MemoryPlot* memoryPlot_ = nullptr;
   RunPanel* runPanel_ = nullptr;
+  LoadPanel* loadPanel_ = nullptr;
   StatsPanel* statsPanel_ = nullptr;
   ColorLegend* mapLegend_ = nullptr;
   QLabel* mapTitle_ = nullptr;
@@ -119,13 +144,12 @@ class MainWindow : public QMainWindow {
   QLabel* levelLabel_ = nullptr;
   QLabel* queueLabel_ = nullptr;
   QLabel* feedLabel_ = nullptr;
-
-  // Run totals for the provenance of an exported config.
-  struct Totals {
-    std::uint64_t steps = 0;
-    double usageSum = 0, usagePeak = 0, savingSum = 0;
-  } totals_;
+  QLabel* errorLabel_ = nullptr;
+  QProgressBar* progress_ = nullptr;
   SnapshotPtr lastShown_;
+  SnapshotPtr numbersShown_;       // what the numbers, donut and block table show
+  QTimer* numbersTimer_ = nullptr;  // spaces their updates (see onSnapshot)
+  bool announcedEnd_ = false;  // the "load is over" message was shown for this run
 };
 
 }  // namespace kvscope::ui

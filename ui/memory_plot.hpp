@@ -15,6 +15,7 @@ class QCPGraph;
 class QCPItemLine;
 class QCPItemText;
 class QLabel;
+class QTimer;
 class QChartView;
 class QPieSeries;
 class QPieSlice;
@@ -41,7 +42,8 @@ class MemoryPlot : public QWidget {
 
  public Q_SLOTS:
   void appendMetrics(const kvscope::ui::MetricsPtr& metrics);
-  // The donut, the summary and the budget line follow the latest step.
+  // The donut, the summary and the budget line follow the latest step (the window calls this
+  // a few times a second: see MainWindow::onSnapshot).
   void setSnapshot(const kvscope::ui::SnapshotPtr& snapshot);
   void clearHistory();
   // Follows the pressure plot's time axis so both show the same moment.
@@ -49,6 +51,7 @@ class MemoryPlot : public QWidget {
 
  private:
   void reloadGraphs();
+  void requestReplot();
   void appendPoint(const HistoryPoint& p);
   void updateDonut(const step_metrics& m);
 
@@ -60,9 +63,12 @@ class MemoryPlot : public QWidget {
   QPieSeries* donut_ = nullptr;
   std::array<QPieSlice*, 6> slices_{};  // fp16, q8, fp8, q4, scales, free
   QLabel* summary_ = nullptr;
+  QTimer* replotTimer_ = nullptr;
   const Theme* theme_ = &lightTheme();
   MetricHistory history_;
   double budget_ = 0;
+  double unit_ = 1024.0 * 1024.0;  // bytes per axis unit: MiB or GiB
+
 };
 
 }  // namespace kvscope::ui

@@ -83,7 +83,7 @@ QCPItemRect* makeBand(QCustomPlot* plot) {
 
 QCPItemText* makeText(QCustomPlot* plot, Qt::Alignment align) {
   auto* text = new QCPItemText(plot);
-  text->setLayer(QStringLiteral("bands"));
+  text->setLayer(QStringLiteral("captions"));  // above the lines, on a translucent box
   text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
   text->position->setTypeY(QCPItemPosition::ptPlotCoords);
   text->setPositionAlignment(align);
@@ -124,6 +124,7 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   plot_->setNoAntialiasingOnDrag(true);
   plot_->addLayer(QStringLiteral("levels"), plot_->layer(QStringLiteral("background")), QCustomPlot::limAbove);
   plot_->addLayer(QStringLiteral("bands"), plot_->layer(QStringLiteral("levels")), QCustomPlot::limAbove);
+  plot_->addLayer(QStringLiteral("captions"), plot_->layer(QStringLiteral("main")), QCustomPlot::limAbove);
   levels_ = new LevelBackground(plot_, history_);
   layout->addWidget(plot_, 1);
 
@@ -312,8 +313,11 @@ void PressurePlot::updateMarkers() {
 
 void PressurePlot::updateRange() {
   if (!live_) return;
+  // A young run fills the width (the axis grows with it) instead of hugging the left edge;
+  // once it is longer than the window, the window scrolls.
   const double end = history_.empty() ? 0 : history_.points().back().t;
-  plot_->xAxis->setRange(std::max(0.0, end - window_), std::max(window_, end));
+  const double upper = end < window_ ? std::min(window_, std::max(2.0, end * 1.08)) : end;
+  plot_->xAxis->setRange(std::max(0.0, upper - window_), upper);
 }
 
 void PressurePlot::setLive(bool live) {

@@ -1,17 +1,6 @@
 #pragma once
-// Include QCustomPlot through this header. kvscope_ui builds with QT_NO_SIGNALS_SLOTS_KEYWORDS
-// because core's frame_info has a member named `slots`, which Qt's `slots` macro would erase
-// (and QT_NO_EMIT because TBB uses `emit`). qcustomplot.h still declares its signals with the
-// `signals` keyword, so it gets that one macro, for its own header only.
-#ifndef signals
-#define signals Q_SIGNALS
-#define KVSCOPE_UNDEF_SIGNALS
-#endif
+// QCustomPlot plus the small layout helper the plots share.
 #include <qcustomplot.h>
-#ifdef KVSCOPE_UNDEF_SIGNALS
-#undef signals
-#undef KVSCOPE_UNDEF_SIGNALS
-#endif
 
 namespace kvscope::ui {
 

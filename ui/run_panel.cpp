@@ -5,7 +5,11 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSignalBlocker>
 #include <QStyle>
+
+#include <algorithm>
+#include <climits>
 
 namespace kvscope::ui {
 
@@ -18,7 +22,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   step_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaSkipForward), tr("Step"));
   step_->setToolTip(tr("Run one step, then pause (N)"));
   reset_ = new QPushButton(style()->standardIcon(QStyle::SP_BrowserReload), tr("Reset"));
-  reset_->setToolTip(tr("Start the load again from step 0 with the seed below"));
+  reset_->setToolTip(tr("Start the load again from step 0 (Ctrl+R); with a new seed below, a new "
+                        "load from that seed"));
   for (QPushButton* b : {play_, step_, reset_}) b->setFocusPolicy(Qt::TabFocus);
   speed_ = new QComboBox;
   speed_->setObjectName(QStringLiteral("speed"));
@@ -26,13 +31,15 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     speed_->addItem(tr("%1 steps/s").arg(s), s);
   }
   speed_->addItem(tr("as fast as possible"), 0.0);
-  speed_->setCurrentIndex(2);
-  speed_->setToolTip(tr("Steps per wall-clock second. At 20 steps/s the demo's simulated "
-                        "time runs at wall-clock speed."));
+  speed_->setCurrentIndex(3);
+  speed_->setToolTip(tr("Engine steps per wall-clock second. Each step is one batched forward "
+                        "pass, about 13 ms of simulated time in the demo."));
   seed_ = new QSpinBox;
-  seed_->setRange(0, 1'000'000'000);
+  seed_->setObjectName(QStringLiteral("seed"));
+  seed_->setRange(0, INT_MAX);
   seed_->setValue(1);
-  seed_->setToolTip(tr("Seed of the generated load; used at the next reset"));
+  seed_->setToolTip(tr("Seed of the generated load and of the synthetic K/V data; a new seed "
+                       "takes effect at Reset"));
   grid->addWidget(play_, 0, 0);
   grid->addWidget(step_, 0, 1);
   grid->addWidget(reset_, 0, 2);
@@ -54,7 +61,20 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
 
 double RunPanel::stepsPerSecond() const { return speed_->currentData().toDouble(); }
 std::uint64_t RunPanel::seed() const { return static_cast<std::uint64_t>(seed_->value()); }
-void RunPanel::setSeed(std::uint64_t seed) { seed_->setValue(static_cast<int>(seed)); }
+void RunPanel::setSeed(std::uint64_t seed) {
+  const QSignalBlocker block(seed_);
+  seed_->setValue(static_cast<int>(std::min<std::uint64_t>(seed, INT_MAX)));
+}
+
+void RunPanel::setStepsPerSecond(double stepsPerSecond) {
+  const QSignalBlocker block(speed_);
+  int index = speed_->findData(stepsPerSecond);
+  if (index < 0) {
+    speed_->addItem(tr("%1 steps/s").arg(stepsPerSecond), stepsPerSecond);
+    index = speed_->count() - 1;
+  }
+  speed_->setCurrentIndex(index);
+}
 
 void RunPanel::showPlaying() {
   play_->setText(playing_ ? tr("Pause") : tr("Play"));
@@ -85,6 +105,6 @@ void RunPanel::stepOnce() {
   Q_EMIT command(step_command{1});
 }
 
-void RunPanel::reset() { Q_EMIT command(reset_command{}); }
+void RunPanel::reset() { Q_EMIT resetRequested(seed()); }
 
 }  // namespace kvscope::ui

@@ -1,7 +1,8 @@
 #pragma once
-// Play/pause, single step, speed, reset and seed. Every control becomes a runner_command
-// (the seed has no command yet: see MainWindow). The play button follows the engine's own
-// report (engine_snapshot::playing) once a snapshot says so.
+// Play/pause, single step, speed, reset and seed. Play, pause, step and speed become
+// runner_commands; Reset asks the window, which posts a reset_command when the seed is the one
+// running, and otherwise builds a new run from the new seed (the generated load's and the K/V
+// data's). The play button follows the engine's own report (engine_snapshot::playing).
 #include <QElapsedTimer>
 #include <QWidget>
 
@@ -21,6 +22,9 @@ class RunPanel : public QWidget {
   double stepsPerSecond() const;
   std::uint64_t seed() const;
   QPushButton* playButton() const { return play_; }
+  QPushButton* resetButton() const { return reset_; }
+  QSpinBox* seedBox() const { return seed_; }
+  QComboBox* speedBox() const { return speed_; }
 
  public Q_SLOTS:
   void setPlaying(bool playing);  // also posts play/pause
@@ -29,11 +33,14 @@ class RunPanel : public QWidget {
   void togglePlay();
   void stepOnce();
   void reset();
+  // Show a value without emitting anything (it came from the engine or the load panel).
   void setSeed(std::uint64_t seed);
+  void setStepsPerSecond(double stepsPerSecond);
 
  Q_SIGNALS:
   void command(const kvscope::runner_command& command);
   void seedChanged(std::uint64_t seed);
+  void resetRequested(std::uint64_t seed);
 
  private:
   void showPlaying();

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "engine/run_summary.hpp"
+
 namespace kvscope::ui {
 
 StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
@@ -19,34 +21,51 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   outer->addWidget(form_);
   addRow(QStringLiteral("running"), tr("running / waiting"),
          tr("Sequences in the batch / requests queued for admission"));
-  addRow(QStringLiteral("finished"), tr("finished"), tr("Requests completed so far"));
+  addRow(QStringLiteral("requests"), tr("requests"),
+         tr("Finished of those arrived so far; rejected ones could never fit the budget"));
   addRow(QStringLiteral("preemptions"), tr("preemptions"),
          tr("Sequences evicted (recompute) because a new block did not fit"));
   addRow(QStringLiteral("transitions"), tr("level changes"),
          tr("Policy level transitions: up (compress) / down (relax)"));
+  addRow(QStringLiteral("migrated"), tr("blocks re-stored"),
+         tr("Cold blocks moved to another precision by the policy so far"));
+  addRow(QStringLiteral("usage"), tr("KV usage peak / mean"),
+         tr("Raw pressure (bytes referenced / budget) over the run"));
   addRow(QStringLiteral("prefix"), tr("prefix cache hits"),
-         tr("Share of prompt blocks found in the prefix cache (shared, not recomputed)"));
+         tr("Share of prefix-cache lookups that hit: prompt blocks shared with another "
+            "sequence instead of recomputed"));
   addRow(QStringLiteral("decode"), tr("decode tokens/s"),
-         tr("Tokens decoded per simulated second over the last two seconds"));
+         tr("Tokens decoded per simulated second over the last two simulated seconds"));
   addRow(QStringLiteral("rate"), tr("engine steps/s"), tr("Steps per wall-clock second"));
 
   auto* quality = new QGridLayout;
   quality->setVerticalSpacing(1);
-  auto* title = new QLabel(tr("<b>measured error</b> (relative)"));
-  title->setToolTip(tr("Quantization: RMSE of dequantized vs original K/V. Attention: L2 error "
-                       "of decode attention over the paged cache. — = level not in use or not sampled."));
-  quality->addWidget(title, 0, 0, 1, 3);
+  quality->setHorizontalSpacing(10);
+  auto* title = new QLabel(tr("<b>measured error</b> (relative, on the real K/V bytes)"));
+  title->setToolTip(tr("K/V: RMSE of the dequantized blocks against the values written. Attention: "
+                       "L2 error of decode attention computed over the paged cache. Sampled every "
+                       "50 steps; — = level not in use yet."));
+  quality->addWidget(title, 0, 0, 1, 5);
   quality->addWidget(new QLabel(tr("level")), 1, 0);
-  quality->addWidget(new QLabel(tr("K/V RMSE")), 1, 1);
-  quality->addWidget(new QLabel(tr("attention")), 1, 2);
+  quality->addWidget(new QLabel(tr("K/V now")), 1, 1);
+  quality->addWidget(new QLabel(tr("attn now")), 1, 2);
+  quality->addWidget(new QLabel(tr("K/V run")), 1, 3);
+  quality->addWidget(new QLabel(tr("attn run")), 1, 4);
   for (precision p : all_precisions) {
     const int i = ordinal(p);
+    const auto u = static_cast<std::size_t>(i);
     quality->addWidget(new QLabel(QString::fromLatin1(tag(p).data())), i + 2, 0);
-    rmse_[static_cast<std::size_t>(i)] = new QLabel(QStringLiteral("—"));
-    attention_[static_cast<std::size_t>(i)] = new QLabel(QStringLiteral("—"));
-    quality->addWidget(rmse_[static_cast<std::size_t>(i)], i + 2, 1);
-    quality->addWidget(attention_[static_cast<std::size_t>(i)], i + 2, 2);
+    int column = 1;
+    for (auto* cells : {&rmse_, &attention_, &runRmse_, &runAttention_}) {
+      (*cells)[u] = new QLabel(QStringLiteral("—"));
+      (*cells)[u]->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      quality->addWidget((*cells)[u], i + 2, column++);
+    }
   }
+  qualityNote_ = new QLabel;
+  qualityNote_->setWordWrap(true);
+  qualityNote_->setVisible(false);
+  quality->addWidget(qualityNote_, 6, 0, 1, 5);
   outer->addLayout(quality);
   outer->addStretch();
 }
@@ -88,6 +107,12 @@ void StatsPanel::appendMetrics(const MetricsPtr& metrics) {
   for (const step_metrics& m : *metrics) recentDecode_.emplace_back(m.sim_time_s, m.decode_tokens);
 }
 
+void StatsPanel::setMeasuring(bool measuring) {
+  qualityNote_->setText(tr("<i>Accounting mode: blocks hold no bytes, so there is no error to "
+                           "measure. Choose payload “data” in the Load panel.</i>"));
+  qualityNote_->setVisible(!measuring);
+}
+
 void StatsPanel::setSnapshot(const SnapshotPtr& snapshot) {
   if (!snapshot) return;
   const step_metrics& m = snapshot->latest;
@@ -100,8 +125,16 @@ void StatsPanel::setSnapshot(const SnapshotPtr& snapshot) {
       if (k == QLatin1String(key)) label->setText(text);
     }
   };
+  const run_summary* sum = snapshot->summary.get();
   set("running", tr("%1 / %2").arg(m.num_requests_running).arg(m.num_requests_waiting));
-  set("finished", QString::number(m.requests_finished_total));
+  if (sum) {
+    set("requests", sum->requests_rejected
+                        ? tr("%1 of %2 done · %3 rejected").arg(sum->requests_finished)
+                              .arg(sum->requests_total).arg(sum->requests_rejected)
+                        : tr("%1 of %2 done").arg(sum->requests_finished).arg(sum->requests_total));
+    set("migrated", QString::number(sum->migrated_blocks));
+    set("usage", tr("%1 % / %2 %").arg(100 * sum->peak_usage, 0, 'f', 1).arg(100 * sum->mean_usage, 0, 'f', 1));
+  }
   set("preemptions", QString::number(m.num_preemptions_total));
   set("transitions", tr("%1 (↑%2 ↓%3)")
                          .arg(m.level_transitions_total)
@@ -109,17 +142,18 @@ void StatsPanel::setSnapshot(const SnapshotPtr& snapshot) {
                          .arg(snapshot->policy_now.downgrades));
   set("prefix", m.prefix_cache_queries == 0
                     ? QStringLiteral("—")
-                    : tr("%1 % of %2 blocks")
+                    : tr("%1 %")
                           .arg(100.0 * static_cast<double>(m.prefix_cache_hits) /
-                                   static_cast<double>(m.prefix_cache_queries), 0, 'f', 1)
-                          .arg(m.prefix_cache_queries));
+                                   static_cast<double>(m.prefix_cache_queries), 0, 'f', 1));
   set("decode", span > 0 ? QString::number(tokens / span, 'f', 0) : QStringLiteral("—"));
   const auto fmt = [](double v) {
-    return std::isnan(v) ? QStringLiteral("—") : QString::number(v, 'g', 3);
+    return std::isfinite(v) ? QString::number(v, 'f', 4) : QStringLiteral("—");
   };
   for (std::size_t i = 0; i < 4; ++i) {
     rmse_[i]->setText(fmt(m.quant_rel_rmse[i]));
     attention_[i]->setText(fmt(m.attention_rel_l2[i]));
+    runRmse_[i]->setText(fmt(sum ? sum->quant_rel_rmse[i] : NAN));
+    runAttention_[i]->setText(fmt(sum ? sum->attention_rel_l2[i] : NAN));
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Numbers from the latest snapshot: queue, preemptions, transitions, prefix hit rate, decode
-// throughput, and the measured quality error per level.
+// Numbers from the latest snapshot and its run summary: queue, requests, preemptions,
+// transitions, prefix hit rate, decode throughput, usage, migrations, and the quantization and
+// attention error per level as measured on the real K/V bytes (latest sample and whole run).
 #include <QWidget>
 
 #include <array>
@@ -24,14 +25,16 @@ class StatsPanel : public QWidget {
   void clearHistory();
   // Engine steps per wall-clock second, measured by the bridge.
   void setStepRate(double stepsPerSecond);
+  // Whether the run holds real K/V bytes (data mode): without them there is no error to measure.
+  void setMeasuring(bool measuring);
 
  private:
   QLabel* addRow(const QString& key, const QString& label, const QString& help);
 
   QWidget* form_ = nullptr;
   std::vector<std::pair<QString, QLabel*>> values_;
-  std::array<QLabel*, 4> rmse_{};
-  std::array<QLabel*, 4> attention_{};
+  std::array<QLabel*, 4> rmse_{}, attention_{}, runRmse_{}, runAttention_{};
+  QLabel* qualityNote_ = nullptr;
   std::deque<std::pair<double, std::uint32_t>> recentDecode_;  // (sim time, tokens) for the rate
 };
 

@@ -1,25 +1,37 @@
-// kvscope: the desktop app. Without a display it prints a headless summary instead of failing
-// (and `--screenshot` renders offscreen).
+// kvscope: the desktop app. It runs the real engine through a runner: the built-in demo without
+// arguments, or the load, model, budget and policy given as kvscope-cli takes them, or a saved
+// session replayed. Without a display it runs the same thing headless and prints the engine's
+// summary (as `kvscope-cli simulate` does); `--screenshot` renders offscreen.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QStyleFactory>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "block_map_widget.hpp"
+#include "engine/engine.hpp"
 #include "engine_bridge.hpp"
 #include "io/policy_file.hpp"
 #include "kvscope_version.hpp"
+#include "load/load_error.hpp"
 #include "main_window.hpp"
-#include "scripted_engine.hpp"
-#include "scripted_feed.hpp"
+#include "memory/model_shape.hpp"
+#include "run_setup.hpp"
+#include "util/byte_size.hpp"
 
 namespace {
+
+constexpr int exit_runtime_failure = 1;
+constexpr int exit_bad_input = 2;
 
 bool display_available() {
   const char* platform = std::getenv("QT_QPA_PLATFORM");
@@ -29,130 +41,237 @@ bool display_available() {
 
 bool has_argument(int argc, char** argv, const char* name) {
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0 || std::strncmp(argv[i], name, std::strlen(name)) == 0) return true;
+    if (std::strncmp(argv[i], name, std::strlen(name)) == 0) return true;
   }
   return false;
 }
 
-// The first 80 simulated seconds of the built-in demo, as text.
-int headless_summary() {
-  kvscope::ui::ScriptedEngine engine;
-  std::printf("kvscope %s: no display found (set DISPLAY, or QT_QPA_PLATFORM=offscreen); "
-              "headless summary of the built-in demo (%s):\n",
-              kvscope::version_string, kvscope::ui::ScriptedFeed::description());
-  kvscope::precision last = engine.last_metrics().level;
-  double peak = 0;
-  while (engine.sim_time() < 80.0) {
-    engine.step();
-    const auto& m = engine.last_metrics();
-    peak = std::max(peak, m.kv_cache_usage_perc);
-    if (m.level != last) {
-      std::printf("  t=%5.1f s  step %4llu  pressure %.3f  ewma %.3f  %s -> %s  (%u running)\n",
-                  m.sim_time_s, static_cast<unsigned long long>(m.step), m.kv_cache_usage_perc,
-                  m.pressure_ewma, std::string(kvscope::tag(last)).c_str(),
-                  std::string(kvscope::tag(m.level)).c_str(), m.num_requests_running);
-      last = m.level;
+// A message for the user and the exit code that goes with it.
+struct usage_error {
+  std::string message;
+  int code = exit_bad_input;
+};
+
+std::string model_names() {
+  std::string names;
+  for (const auto& m : kvscope::model_presets()) names += (names.empty() ? "" : ", ") + std::string(m.name);
+  return names;
+}
+
+// The run the arguments ask for, checked as far as possible before anything starts: options,
+// the load's spec or header, and (with `scan_rows`) every row of a trace, so a bad row is
+// refused now with its file and line rather than stopping the engine later.
+kvscope::session run_from_arguments(const QCommandLineParser& p, bool scan_rows) {
+  using namespace kvscope;
+  const auto value = [&p](const char* name) { return p.value(QString::fromLatin1(name)).toStdString(); };
+  const auto is_set = [&p](const char* name) { return p.isSet(QString::fromLatin1(name)); };
+  session s;
+  if (is_set("session")) {
+    for (const char* other : {"load", "format", "skip-bad-rows", "model", "budget", "payload", "policy", "seed"}) {
+      if (is_set(other)) {
+        throw usage_error{"--session replays the session's own load and options; drop --" + std::string(other)};
+      }
     }
+    auto read = read_session(value("session"));
+    if (!read) throw usage_error{read.error()};
+    s = std::move(*read);
+  } else if (is_set("load")) {
+    s.load_spec = value("load");  // kvscope-cli's defaults for the rest
+    if (s.load_spec.empty()) throw usage_error{"--load: empty"};
+  } else {
+    s = ui::demoSession();
   }
-  const auto& m = engine.last_metrics();
-  std::printf("  %llu steps, peak pressure %.3f, %llu level changes, %llu preemptions, "
-              "%llu requests finished\n",
-              static_cast<unsigned long long>(engine.step_index()), peak,
-              static_cast<unsigned long long>(m.level_transitions_total),
-              static_cast<unsigned long long>(m.num_preemptions_total),
-              static_cast<unsigned long long>(m.requests_finished_total));
+  if (is_set("format")) {
+    if (!is_set("load")) throw usage_error{"--format needs --load"};
+    const auto f = parse_load_format(value("format"));
+    if (!f) throw usage_error{"--format: unknown format '" + value("format") + "' (auto, azure, burstgpt, mooncake, vidur, native)"};
+    s.format = *f;
+  }
+  if (is_set("skip-bad-rows")) s.skip_bad_rows = true;
+  if (is_set("model")) {
+    if (!find_model_shape(value("model"))) {
+      throw usage_error{"--model: unknown model '" + value("model") + "' (" + model_names() + ")"};
+    }
+    s.options.model = value("model");
+  }
+  if (is_set("budget")) {
+    const auto b = parse_byte_size(value("budget"));
+    if (!b) throw usage_error{"--budget: not a size: '" + value("budget") + "' (e.g. 16GiB, 512MiB, 1073741824)"};
+    s.options.budget_bytes = *b;
+  }
+  if (is_set("payload")) {
+    if (value("payload") != "data" && value("payload") != "accounting") {
+      throw usage_error{"--payload: expected data or accounting, got '" + value("payload") + "'"};
+    }
+    s.options.payload = value("payload") == "data" ? payload_mode::data : payload_mode::accounting;
+  }
+  if (is_set("policy")) {
+    auto config = read_policy_config(value("policy"));
+    if (!config) throw usage_error{config.error()};
+    s.options.policy = *config;
+  }
+  if (is_set("seed")) {
+    bool ok = false;
+    const qulonglong seed = p.value(QStringLiteral("seed")).toULongLong(&ok);
+    if (!ok) throw usage_error{"--seed: '" + value("seed") + "' is not a whole number"};
+    s = ui::reseeded(std::move(s), seed);
+  }
+  if (const auto reason = validate(s.options)) throw usage_error{*reason};
+  try {
+    auto source = open_session_load(s);
+    if (scan_rows && !ui::isGenerated(s)) for_each_request(*source, [](const request&) {});
+  } catch (const load_error& e) {
+    throw usage_error{e.what(), e.kind() == load_error_kind::io_failure ? exit_runtime_failure : exit_bad_input};
+  }
+  return s;
+}
+
+int headless(const kvscope::session& s, const QCommandLineParser& p) {
+  const std::string how = p.isSet(QStringLiteral("session"))
+                              ? "kvscope-cli replay --session " + p.value(QStringLiteral("session")).toStdString()
+                              : kvscope::ui::cliEquivalent(s);
+  std::printf("kvscope %s: no display found (set DISPLAY, or QT_QPA_PLATFORM=offscreen for "
+              "--screenshot); running %s headless, as `%s` does:\n",
+              kvscope::version_string,
+              p.isSet(QStringLiteral("session")) || p.isSet(QStringLiteral("load")) ? "the load" : "the built-in demo",
+              how.c_str());
+  std::fflush(stdout);
+  try {
+    std::fputs(kvscope::ui::headlessReport(s).c_str(), stdout);
+  } catch (const kvscope::load_error& e) {
+    std::fprintf(stderr, "kvscope: %s\n", e.what());
+    return e.kind() == kvscope::load_error_kind::io_failure ? exit_runtime_failure : exit_bad_input;
+  }
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!display_available()) {
-    if (!has_argument(argc, argv, "--screenshot")) return headless_summary();
-    qputenv("QT_QPA_PLATFORM", "offscreen");
+  // QGuiApplication takes "--session ID" for itself (X11 session management) and removes it:
+  // ours is renamed before Qt sees the arguments.
+  std::vector<std::string> renamed;
+  std::vector<char*> args(argv, argv + argc);
+  for (char*& a : args) {
+    if (std::strcmp(a, "--session") == 0 || std::strncmp(a, "--session=", 10) == 0) {
+      renamed.push_back(std::string("--session-file") + (a + 9));
+    }
   }
-  QApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("kvscope"));
-  QApplication::setOrganizationName(QStringLiteral("kvscope"));
-  QApplication::setApplicationVersion(QString::fromLatin1(kvscope::version_string));
-  QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+  for (std::size_t i = 0, r = 0; i < args.size(); ++i) {
+    if (std::strcmp(args[i], "--session") == 0 || std::strncmp(args[i], "--session=", 10) == 0) {
+      args[i] = renamed[r++].data();
+    }
+  }
+  args.push_back(nullptr);
+  argv = args.data();
+  const bool gui = display_available() || has_argument(argc, argv, "--screenshot");
+  if (gui && !display_available()) qputenv("QT_QPA_PLATFORM", "offscreen");
+  std::unique_ptr<QCoreApplication> app;
+  if (gui) {
+    app = std::make_unique<QApplication>(argc, argv);
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+  } else {
+    app = std::make_unique<QCoreApplication>(argc, argv);
+  }
+  QCoreApplication::setApplicationName(QStringLiteral("kvscope"));
+  QCoreApplication::setOrganizationName(QStringLiteral("kvscope"));
+  QCoreApplication::setApplicationVersion(QString::fromLatin1(kvscope::version_string));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(
-      QStringLiteral("See, explain and tune the memory of an LLM KV cache. Without arguments it "
-                     "runs the built-in demo load."));
+  parser.setApplicationDescription(QStringLiteral(
+      "See, explain and tune the memory of an LLM KV cache. Without arguments it runs the built-in "
+      "demo (model tiny, 16MiB, payload data, a generated load that climbs through q8 and q4 and "
+      "falls back within a minute). With --load, the other engine options default as in "
+      "kvscope-cli simulate (llama3-8b, 16GiB, accounting)."));
   parser.addHelpOption();
   parser.addVersionOption();
-  const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                      QStringLiteral("Save a PNG of the window to FILE and exit."),
-                                      QStringLiteral("FILE"));
-  const QCommandLineOption afterMs(QStringLiteral("after-ms"),
-                                   QStringLiteral("With --screenshot: run this long first (default 3000)."),
-                                   QStringLiteral("N"), QStringLiteral("3000"));
-  const QCommandLineOption policy(QStringLiteral("policy"),
-                                  QStringLiteral("Start with this policy config (JSON or TOML)."),
-                                  QStringLiteral("FILE"));
-  const QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Seed of the demo load."),
-                                QStringLiteral("N"), QStringLiteral("1"));
-  const QCommandLineOption speed(QStringLiteral("speed"),
-                                 QStringLiteral("Engine steps per second (0 = as fast as possible, default 20)."),
-                                 QStringLiteral("N"), QStringLiteral("20"));
-  const QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
-  const QCommandLineOption bySequence(QStringLiteral("by-sequence"),
-                                      QStringLiteral("Colour the block map by sequence."));
-  const QCommandLineOption select(QStringLiteral("select-sequence"),
-                                  QStringLiteral("With --screenshot: select the sequence holding the most blocks just before the shot."));
-  parser.addOptions({screenshot, afterMs, policy, seed, speed, dark, bySequence, select});
-  if (!parser.parse(QApplication::arguments())) {
+  const auto option = [&parser](const char* name, const char* help, const char* valueName = nullptr,
+                                const char* fallback = nullptr) {
+    QCommandLineOption o(QString::fromLatin1(name), QString::fromUtf8(help));
+    if (valueName) o.setValueName(QString::fromLatin1(valueName));
+    if (fallback) o.setDefaultValue(QString::fromLatin1(fallback));
+    parser.addOption(o);
+    return o;
+  };
+  option("load", "The load: a trace file (Azure, BurstGPT, Mooncake, Vidur, kvscope JSONL) or a "
+                 "'gen:...' spec (docs/load-formats.md).", "SPEC");
+  option("format", "Trace format (auto, azure, burstgpt, mooncake, vidur, native).", "F");
+  option("skip-bad-rows", "Skip malformed rows of the trace (and say how many) instead of refusing it.");
+  option("model", "Model shape preset (tiny, llama3-8b, qwen3-8b, llama3-70b).", "NAME");
+  option("budget", "KV cache budget: 16GiB, 512MiB, bytes.", "SIZE");
+  option("payload", "data: real K/V bytes, quantized and measured; accounting: sizes only.", "MODE");
+  option("policy", "Start with this policy config (JSON or TOML).", "FILE");
+  {
+    QCommandLineOption session({QStringLiteral("session"), QStringLiteral("session-file")},
+                               QStringLiteral("Replay a saved session (its load, options and commands) "
+                                              "to its saved step."),
+                               QStringLiteral("FILE"));
+    parser.addOption(session);
+  }
+  option("seed", "Seed of the generated load and of the synthetic K/V data.", "N");
+  option("speed", "Engine steps per second (0 = as fast as possible; default 60, a replayed "
+                  "session 0).", "N");
+  const auto screenshot = option("screenshot", "Save a PNG of the window to FILE and exit.", "FILE");
+  const auto afterMs = option("after-ms", "With --screenshot: run this long first (default 3000).", "N", "3000");
+  const auto dark = option("dark", "Use the dark theme.");
+  const auto bySequence = option("by-sequence", "Colour the block map by sequence.");
+  const auto select = option("select-sequence",
+                             "With --screenshot: select the sequence holding the most blocks just before the shot.");
+  if (!parser.parse(QCoreApplication::arguments())) {
     std::fprintf(stderr, "kvscope: %s\n", qPrintable(parser.errorText()));
-    return 2;
+    return exit_bad_input;
   }
   if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
   if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
   if (!parser.positionalArguments().isEmpty()) {
     std::fprintf(stderr, "kvscope: unexpected argument '%s' (see --help)\n",
                  qPrintable(parser.positionalArguments().front()));
-    return 2;
+    return exit_bad_input;
   }
-  const auto number = [&](const QCommandLineOption& o, double& out) {
+  const auto number = [&](const QString& name, double& out) {
+    if (!parser.isSet(name) && parser.value(name).isEmpty()) return true;
     bool ok = false;
-    out = parser.value(o).toDouble(&ok);
-    if (!ok || out < 0) {
-      std::fprintf(stderr, "kvscope: --%s: '%s' is not a non-negative number\n",
-                   qPrintable(o.names().front()), qPrintable(parser.value(o)));
+    out = parser.value(name).toDouble(&ok);
+    if (!ok || out < 0 || !std::isfinite(out)) {
+      std::fprintf(stderr, "kvscope: --%s: '%s' is not a non-negative number\n", qPrintable(name),
+                   qPrintable(parser.value(name)));
       return false;
     }
     return true;
   };
-  double waitMs = 0, seedValue = 0, stepsPerSecond = 0;
-  if (!number(afterMs, waitMs) || !number(seed, seedValue) || !number(speed, stepsPerSecond)) return 2;
+  const bool replaying = parser.isSet(QStringLiteral("session"));
+  double waitMs = 3000, stepsPerSecond = replaying ? 0 : kvscope::ui::demoStepsPerSecond;
+  if (!number(QStringLiteral("after-ms"), waitMs) || !number(QStringLiteral("speed"), stepsPerSecond)) {
+    return exit_bad_input;
+  }
 
-  kvscope::ui::ScriptedEngineOptions engineOptions;
-  engineOptions.seed = static_cast<std::uint64_t>(seedValue);
-  if (parser.isSet(policy)) {
-    const auto config = kvscope::read_policy_config(parser.value(policy).toStdString());
-    if (!config) {
-      std::fprintf(stderr, "kvscope: %s\n", config.error().c_str());
-      return 2;
-    }
-    engineOptions.policy = *config;
+  kvscope::session run;
+  try {
+    run = run_from_arguments(parser, gui);
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "kvscope: %s\n", e.message.c_str());
+    return e.code;
+  }
+  if (!gui) return headless(run, parser);
+
+  std::unique_ptr<kvscope::runner> feed;
+  try {
+    feed = kvscope::ui::makeRunner(run, kvscope::ui::liveRunnerOptions(stepsPerSecond));
+  } catch (const std::exception& e) {  // the engine could not be built (memory, a failed read)
+    std::fprintf(stderr, "kvscope: %s\n", e.what());
+    return exit_runtime_failure;
   }
 
   kvscope::ui::MainWindow::Options windowOptions;
   windowOptions.persistSettings = !parser.isSet(screenshot);  // screenshots use the default layout
-  windowOptions.loadDescription = QString::fromLatin1(kvscope::ui::ScriptedFeed::description());
-  windowOptions.model = QStringLiteral("llama3-8b");
-  kvscope::ui::MainWindow window(
-      std::make_unique<kvscope::ui::ScriptedFeed>(engineOptions, kvscope::ui::ScriptedFeed::Mode::threaded,
-                                                  stepsPerSecond),
-      windowOptions);
+  kvscope::ui::MainWindow window(std::move(feed), run, stepsPerSecond, windowOptions);
   if (parser.isSet(dark)) window.setDarkTheme(true);
   if (parser.isSet(bySequence)) window.setBlockColorMode(kvscope::ui::BlockColorMode::bySequence);
   window.show();
 
   if (parser.isSet(screenshot)) {
     const QString path = parser.value(screenshot);
-    const int wait = static_cast<int>(waitMs);
+    const int wait = static_cast<int>(std::min(waitMs, 3.6e6));
     if (parser.isSet(select)) {
       QTimer::singleShot(std::max(0, wait - 400), &window, [&window] {
         const auto snap = window.bridge()->current();
@@ -168,7 +287,7 @@ int main(int argc, char** argv) {
       QString error;
       if (!window.saveScreenshot(path, &error)) {
         std::fprintf(stderr, "kvscope: %s\n", qPrintable(error));
-        QApplication::exit(1);
+        QApplication::exit(exit_runtime_failure);
         return;
       }
       QApplication::exit(0);

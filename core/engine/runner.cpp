@@ -1,8 +1,12 @@
 #include "engine/runner.hpp"
 
+#include <exception>
 #include <type_traits>
 
+#include <tbb/task_arena.h>
+
 #include "engine/engine.hpp"
+#include "engine/run_summary.hpp"
 #include "engine/session.hpp"
 
 namespace kvscope {
@@ -13,7 +17,14 @@ runner::runner(engine_factory make_engine, runner_options options)
   playing_.store(options_.start_playing, std::memory_order_release);
   steps_per_second_ = options_.steps_per_second;
   publish(true);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    if (options_.max_threads > 0) {
+      tbb::task_arena arena(options_.max_threads);
+      arena.execute([this] { run(); });
+    } else {
+      run();
+    }
+  });
 }
 
 runner::~runner() {
@@ -53,31 +64,73 @@ std::shared_ptr<const engine_snapshot> runner::sync() {
   return latest();
 }
 
-void runner::apply(const runner_command& command) {
+void runner::apply(const runner_command& command, bool scripted) {
   log_.push_back({engine_->steps_done(), command});
-  std::visit(
-      [this](const auto& c) {
-        using T = std::decay_t<decltype(c)>;
-        if constexpr (std::is_same_v<T, play_command>) {
-          playing_.store(true, std::memory_order_release);
-        } else if constexpr (std::is_same_v<T, pause_command>) {
-          playing_.store(false, std::memory_order_release);
-          pending_steps_ = 0;
-        } else if constexpr (std::is_same_v<T, step_command>) {
-          playing_.store(false, std::memory_order_release);
-          pending_steps_ += c.steps;
-        } else if constexpr (std::is_same_v<T, speed_command>) {
-          steps_per_second_ = c.steps_per_second;
-        } else if constexpr (std::is_same_v<T, reset_command>) {
-          unpublished_.clear();
-          chunks_.clear();
-          chunked_steps_ = 0;
-          ++generation_;
-          pending_steps_ = 0;
-        }
-      },
-      command);
-  apply_to_engine(command, engine_, make_engine_);
+  const bool reset = std::holds_alternative<reset_command>(command);
+  if (!scripted) {
+    std::visit(
+        [this](const auto& c) {
+          using T = std::decay_t<decltype(c)>;
+          if constexpr (std::is_same_v<T, play_command>) {
+            playing_.store(!broken_, std::memory_order_release);  // a stopped engine needs a reset
+          } else if constexpr (std::is_same_v<T, pause_command>) {
+            playing_.store(false, std::memory_order_release);
+            pending_steps_ = 0;
+          } else if constexpr (std::is_same_v<T, step_command>) {
+            playing_.store(false, std::memory_order_release);
+            pending_steps_ += c.steps;
+          } else if constexpr (std::is_same_v<T, speed_command>) {
+            steps_per_second_ = c.steps_per_second;
+          }
+        },
+        command);
+    if (reset) script_next_ = options_.script.size();  // the front end took over
+  }
+  try {
+    apply_to_engine(command, engine_, make_engine_);
+  } catch (const std::exception& e) {
+    // The engine is unchanged (a reset builds the new one before replacing the old).
+    fail(std::string("reset failed: ") + e.what());
+    return;
+  }
+  if (reset) {
+    unpublished_.clear();
+    chunks_.clear();
+    chunked_steps_ = 0;
+    ++generation_;
+    pending_steps_ = 0;
+    stepping_seconds_ = 0;
+    broken_ = false;
+    error_.clear();
+  }
+}
+
+bool runner::apply_script() {
+  const auto& script = options_.script;
+  bool applied = false;
+  while (script_next_ < script.size()) {
+    // As replay(): a command applies before the step it names; once the load has ended (or the
+    // engine stopped), the rest apply in order, since no step can match them any more.
+    const bool due = script[script_next_].step == engine_->steps_done();
+    if (!due && !engine_->finished() && !broken_) break;
+    apply(script[script_next_++].command, true);
+    applied = true;
+  }
+  if (script_next_ == script.size() && options_.script_steps > 0 && !script_paused_ &&
+      engine_->steps_done() >= options_.script_steps) {
+    script_paused_ = true;
+    playing_.store(false, std::memory_order_release);
+    pending_steps_ = 0;
+    applied = true;
+  }
+  return applied;
+}
+
+void runner::fail(std::string why) {
+  error_ = std::move(why);
+  broken_ = true;
+  playing_.store(false, std::memory_order_release);
+  pending_steps_ = 0;
 }
 
 void runner::publish(bool force) {
@@ -101,6 +154,8 @@ void runner::publish(bool force) {
   snapshot->generation = generation_;
   snapshot->command_log = log_;
   snapshot->playing = playing_.load(std::memory_order_acquire);
+  snapshot->summary = std::make_shared<const run_summary>(summarize(*engine_, {}, stepping_seconds_));
+  snapshot->error = error_;
   {
     std::unique_lock swap_lock(latest_mutex_, std::try_to_lock);
     if (!swap_lock.owns_lock()) {
@@ -138,11 +193,12 @@ void runner::run() {
       stopping = stop_;
     }
     if (stopping) return;
-    for (const auto& c : commands) apply(c);
+    for (const auto& c : commands) apply(c, false);
     applied_ += commands.size();
+    const bool scripted = apply_script();
 
     const bool want_step = playing_.load(std::memory_order_acquire) || pending_steps_ > 0;
-    if (want_step && !engine_->finished()) {
+    if (want_step && !broken_ && !engine_->finished()) {
       if (steps_per_second_ > 0) {
         const auto now = clock::now();
         if (now < next_step_at) {
@@ -154,10 +210,22 @@ void runner::run() {
                        std::chrono::duration_cast<clock::duration>(
                            std::chrono::duration<double>(1.0 / steps_per_second_));
       }
-      if (engine_->step()) unpublished_.push_back(engine_->last_metrics());
+      const auto started = clock::now();
+      bool stepped = false;
+      try {
+        stepped = engine_->step();
+      } catch (const std::exception& e) {
+        // A load that fails while streaming (a bad row further on, a read error): stop here
+        // and say why rather than take the process down.
+        fail(e.what());
+        publish(true);
+        continue;
+      }
+      stepping_seconds_ += std::chrono::duration<double>(clock::now() - started).count();
+      if (stepped) unpublished_.push_back(engine_->last_metrics());
       if (pending_steps_ > 0) --pending_steps_;
       if (engine_->finished()) playing_.store(false, std::memory_order_release);
-      publish(!commands.empty() || (pending_steps_ == 0 && !playing_.load()));
+      publish(!commands.empty() || scripted || (pending_steps_ == 0 && !playing_.load()));
       continue;
     }
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -25,11 +26,24 @@ struct runner_options {
   bool start_playing = false;
   double steps_per_second = 0;                    // 0 = as fast as possible
   std::chrono::milliseconds snapshot_interval{33};  // ~30 snapshots a second at most
+  // Threads the engine's parallel work (quantization, migration, quality) may use, in a task
+  // arena of its own; 0 = all cores. A GUI leaves itself a core: on few cores, sharing every
+  // core with a redrawing front end stalls each parallel step on a worker the front end delays.
+  int max_threads = 0;
+  // A session's command log to replay live: each command is applied before the step it names,
+  // exactly as replay() does, and logged again (so the run saves as the same session). Only
+  // its effect on the engine counts (reconfigure, reset); its play/pause/step/speed are logged
+  // but leave the front end in control. A reset posted by a front end drops what is left.
+  std::vector<logged_command> script{};
+  // With a script: once it is applied, pause when the engine has run this many steps (the
+  // session's saved step); 0 = keep going.
+  std::uint64_t script_steps = 0;
 };
 
 class runner final : public engine_feed {
  public:
-  // Makes a fresh engine: called once at start and again on every reset_command.
+  // Makes a fresh engine: called once at start (what it throws, the constructor throws) and
+  // again on every reset_command (what it throws then stops the engine: engine_snapshot::error).
   using engine_factory = std::function<std::unique_ptr<engine>()>;
 
   runner(engine_factory make_engine, runner_options options = {});
@@ -46,7 +60,12 @@ class runner final : public engine_feed {
 
  private:
   void run();
-  void apply(const runner_command& command);
+  // Logs and applies one command; `scripted` ones only act on the engine (see runner_options).
+  void apply(const runner_command& command, bool scripted);
+  // Applies the script's commands due before the next step, and its final pause.
+  bool apply_script();
+  // Stops the engine with a reason; only a reset starts it again.
+  void fail(std::string why);
   void publish(bool force);
 
   engine_factory make_engine_;
@@ -65,6 +84,11 @@ class runner final : public engine_feed {
   std::uint64_t applied_ = 0;                          // engine thread only
 
   std::vector<logged_command> log_;  // engine thread only; copied into snapshots
+  std::size_t script_next_ = 0;      // engine thread only: next command of options_.script
+  bool script_paused_ = false;       // the pause at options_.script_steps happened
+  bool broken_ = false;              // the engine threw: no more steps until a reset
+  std::string error_;                // why, for snapshots
+  double stepping_seconds_ = 0;      // wall time inside engine::step() since the engine was made
 
   mutable std::mutex latest_mutex_;  // guards latest_: readers copy it, the engine try_locks
   std::shared_ptr<const engine_snapshot> latest_;

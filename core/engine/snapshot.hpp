@@ -14,6 +14,8 @@
 
 namespace kvscope {
 
+struct run_summary;  // engine/run_summary.hpp
+
 // Where one logical block of a sequence lives: frame index and slot inside the frame.
 struct block_location {
   std::uint32_t frame = 0;
@@ -51,6 +53,12 @@ struct engine_snapshot {
   std::uint64_t budget_bytes = 0;
   std::vector<logged_command> command_log;  // every command applied so far, oldest first
   bool playing = false;                     // the runner is stepping on its own
+  // The run so far as summarize() reports it (totals, peaks, measured quality), filled by the
+  // runner; its wall_seconds is the time the engine spent stepping. Null from engine::snapshot().
+  std::shared_ptr<const run_summary> summary;
+  // Why the runner stopped the engine (a load that failed while streaming, an engine that
+  // could not be rebuilt on reset); empty while all is well.
+  std::string error;
 
   // Every step >= `step` still held in recent_chunks, oldest first.
   std::vector<step_metrics> metrics_since(std::uint64_t from_step) const {

@@ -285,7 +285,7 @@ void block_pool::snapshot(frame_map& into) const {
   for (std::size_t b = 0; b < records_.size(); ++b) {
     const record& r = records_[b];
     if (r.place == no_place) continue;
-    into.frames[frame_of(r.place)].slots[slot_of(r.place)] = {
+    into.frames[frame_of(r.place)].blocks[slot_of(r.place)] = {
         r.owner, r.logical, r.fill, r.refs, r.refs == 0, static_cast<block_id>(b)};
   }
 }

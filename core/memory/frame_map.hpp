@@ -31,11 +31,11 @@ struct block_slot {
 struct frame_info {
   precision tier = precision::fp16;  // how the frame is split; fp16 for an unsplit free frame
   std::uint8_t slot_count = 1;       // 1 (fp16), 2 (q8/fp8) or 4 (q4)
-  std::array<block_slot, 4> slots{};  // slots[0 .. slot_count)
+  std::array<block_slot, 4> blocks{};  // blocks[0 .. slot_count)
 
   bool is_free() const {
     for (int i = 0; i < slot_count; ++i) {
-      if (slots[i].refcount != 0 || slots[i].cached) return false;
+      if (blocks[i].refcount != 0 || blocks[i].cached) return false;
     }
     return true;
   }

@@ -4,8 +4,11 @@
 #include <thread>
 
 #include "engine/engine.hpp"
+#include "engine/run_summary.hpp"
 #include "engine/runner.hpp"
+#include "engine/session.hpp"
 #include "engine_test_support.hpp"
+#include "load/load_error.hpp"
 
 namespace kvscope {
 namespace {
@@ -98,6 +101,126 @@ TEST(Runner, ResetStartsOverAndIsLogged) {
   EXPECT_EQ(s->step, 0u);
   ASSERT_EQ(s->command_log.size(), 2u);
   EXPECT_EQ(s->command_log[1].step, 20u);
+}
+
+// Waits (bounded) until the runner has stopped stepping on its own.
+std::shared_ptr<const engine_snapshot> wait_until_paused(runner& r) {
+  for (int i = 0; i < 2000; ++i) {
+    auto s = r.latest();
+    if (!s->playing) return r.sync();
+    std::this_thread::sleep_for(2ms);
+  }
+  return r.latest();
+}
+
+// A session replayed live through the runner's script gives the metrics replay() gives, bit
+// for bit, logs the same commands, and pauses at the saved step.
+TEST(Runner, ScriptReplaysASessionLiveAndPausesAtItsStep) {
+  session s;
+  s.load_spec = load;
+  s.options = test::tiny_options(8ull << 20, payload_mode::accounting);
+  s.commands = {{0, play_command{}},
+                {30, reconfigure_command{*policy_preset("aggressive")}},
+                {55, pause_command{}},
+                {55, reset_command{}},
+                {20, reconfigure_command{*policy_preset("fp16_only")}}};
+  s.steps = 90;
+  std::vector<std::string> expected;  // every step replay() runs: 55, then 90 after the reset
+  const auto reference =
+      replay(s, [&](const engine& e) { expected.push_back(metrics_csv_row(e.last_metrics())); });
+  ASSERT_EQ(expected.size(), 145u);
+
+  runner_options options{.start_playing = true};
+  options.script = s.commands;
+  options.script_steps = s.steps;
+  runner r([&s] { return std::make_unique<engine>(s.options, open_session_load(s)); }, options);
+  const auto end = wait_until_paused(r);
+  EXPECT_EQ(end->step, 90u);
+  EXPECT_EQ(end->generation, 1u);
+  EXPECT_EQ(metrics_csv_row(end->latest), metrics_csv_row(reference->last_metrics()));
+  EXPECT_EQ(end->policy, *policy_preset("fp16_only"));
+  ASSERT_EQ(end->command_log.size(), s.commands.size());
+  for (std::size_t i = 0; i < s.commands.size(); ++i) {
+    EXPECT_EQ(end->command_log[i].step, s.commands[i].step) << i;
+    EXPECT_EQ(end->command_log[i].command.index(), s.commands[i].command.index()) << i;
+  }
+  // The steps after the reset, as the plots see them, match replay's.
+  std::vector<std::string> live;
+  for (const auto& m : end->metrics_since(0)) live.push_back(metrics_csv_row(m));
+  EXPECT_EQ(live, std::vector<std::string>(expected.begin() + 55, expected.end()));
+  // Going on from there is up to the front end.
+  r.post(step_command{2});
+  for (int i = 0; i < 500 && r.latest()->step < 92; ++i) std::this_thread::sleep_for(2ms);
+  EXPECT_EQ(r.latest()->step, 92u);
+}
+
+// A load that throws while streaming stops the engine with the reason in the snapshot; the
+// process goes on and a reset starts over.
+class failing_source final : public request_source {
+ public:
+  bool next(request& out) override {
+    if (served_ == 40) throw load_error(load_error_kind::bad_input, "trace.csv:42: column 'x': bad", true);
+    out = request{};
+    out.id = served_;
+    out.arrival_s = 0.02 * static_cast<double>(served_++);
+    out.prompt_tokens = 100;
+    out.output_tokens = 50;
+    return true;
+  }
+  double progress() const noexcept override { return 0; }
+  std::string_view format_name() const noexcept override { return "test"; }
+
+ private:
+  std::uint64_t served_ = 0;
+};
+
+TEST(Runner, ALoadFailingMidRunStopsTheEngineWithTheReason) {
+  runner r([] {
+    return std::make_unique<engine>(test::tiny_options(8ull << 20, payload_mode::accounting),
+                                    std::make_unique<failing_source>());
+  }, runner_options{.start_playing = true});
+  const auto s = wait_until_paused(r);
+  EXPECT_EQ(s->error, "trace.csv:42: column 'x': bad");
+  EXPECT_FALSE(s->playing);
+  EXPECT_GT(s->step, 0u);
+  r.post(play_command{});
+  EXPECT_EQ(r.sync()->step, s->step) << "no steps after a failure";
+  r.post(reset_command{});
+  const auto after = r.sync();
+  EXPECT_TRUE(after->error.empty());
+  EXPECT_EQ(after->step, 0u);
+}
+
+TEST(Runner, SnapshotsCarryTheRunSummary) {
+  runner r(factory());
+  r.post(step_command{25});
+  for (int i = 0; i < 500 && r.latest()->step < 25; ++i) std::this_thread::sleep_for(2ms);
+  const auto s = r.sync();
+  ASSERT_TRUE(s->summary);
+  EXPECT_EQ(s->summary->steps, 25u);
+  EXPECT_EQ(s->summary->model, "tiny");
+  EXPECT_EQ(s->summary->level_transitions, s->latest.level_transitions_total);
+  EXPECT_GT(s->summary->wall_seconds, 0.0);
+}
+
+// An engine confined to one thread (a task arena of its own) gives the same metrics as one
+// free to use every core.
+TEST(Runner, MaxThreadsLeavesTheMetricsUnchanged) {
+  session s;
+  s.load_spec = load;
+  s.options = test::tiny_options(8ull << 20, payload_mode::data);
+  std::vector<std::string> rows[2];
+  for (int i = 0; i < 2; ++i) {
+    runner_options o{.start_playing = true};
+    o.max_threads = i == 0 ? 1 : 0;
+    o.script_steps = 120;
+    o.script = {{0, reconfigure_command{*policy_preset("aggressive")}}};
+    runner r([&s] { return std::make_unique<engine>(s.options, open_session_load(s)); }, o);
+    const auto end = wait_until_paused(r);
+    ASSERT_EQ(end->step, 120u);
+    for (const auto& m : end->metrics_since(0)) rows[i].push_back(metrics_csv_row(m));
+  }
+  EXPECT_EQ(rows[0], rows[1]);
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ std::shared_ptr<engine_snapshot> syntheticPool(std::uint32_t frames, std::uint64
     f.tier = kind < 55 ? precision::fp16 : (kind < 75 ? precision::q8 : precision::q4);
     f.slot_count = static_cast<std::uint8_t>(f.tier == precision::fp16 ? 1 : (f.tier == precision::q8 ? 2 : 4));
     for (int i = 0; i < f.slot_count; ++i) {
-      auto& slot = f.slots[static_cast<std::size_t>(i)];
+      auto& slot = f.blocks[static_cast<std::size_t>(i)];
       const auto r = next();
       if (r % 10 == 0) continue;  // a free half/quarter
       slot.owner = static_cast<kvscope::sequence_id>(r % 500);

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
+#include <thread>
 
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
 #include "gui_test_support.hpp"
-#include "scripted_feed.hpp"
+#include "engine/runner.hpp"
 #include "theme.hpp"
 
 namespace kvscope::ui {
@@ -26,14 +28,14 @@ QRgb pixelAt(const QImage& image, QPointF logical) {
 std::shared_ptr<engine_snapshot> knownSnapshot() {
   auto s = test::emptySnapshot(64);
   auto& f = s->frames.frames;
-  f[5].slots[0] = {1, 0, 16, 1, false, 100};
+  f[5].blocks[0] = {1, 0, 16, 1, false, 100};
   f[9].tier = precision::q4;
   f[9].slot_count = 4;
-  f[9].slots[2] = {2, 3, 16, 1, false, 101};
+  f[9].blocks[2] = {2, 3, 16, 1, false, 101};
   f[12].tier = precision::q8;
   f[12].slot_count = 2;
-  f[12].slots[0] = {no_sequence, 0, 16, 0, true, 102};
-  f[12].slots[1] = {1, 1, 16, 2, false, 103};
+  f[12].blocks[0] = {no_sequence, 0, 16, 0, true, 102};
+  f[12].blocks[1] = {1, 1, 16, 2, false, 103};
   sequence_summary one;
   one.id = 1;
   one.tokens = 32;
@@ -118,7 +120,7 @@ TEST(BlockMapRender, MoreFramesThanPixelsAreAggregatedNotDropped) {
   // Half the frames of one pixel used (fp16), half free: the pixel is the mix of both colours.
   frame_map map;
   map.frames.assign(50'000, frame_info{});
-  for (int f = 0; f < layout.framesPerPixel / 2; ++f) map.frames[static_cast<std::size_t>(f)].slots[0] = {0, f, 16, 1, false, static_cast<block_id>(f)};
+  for (int f = 0; f < layout.framesPerPixel / 2; ++f) map.frames[static_cast<std::size_t>(f)].blocks[0] = {0, f, 16, 1, false, static_cast<block_id>(f)};
   const auto colors = BlockMapColors::fromTheme(lightTheme());
   QImage image;
   renderBlockMap(image, map, layout, colors, BlockColorMode::byPrecision, {});
@@ -133,31 +135,37 @@ TEST(BlockMapRender, MoreFramesThanPixelsAreAggregatedNotDropped) {
   EXPECT_GE(hit.lastFrame, 49'999);
 }
 
-// A real snapshot from the (stand-in) engine: the colour of a known q4 block is the q4 colour.
-TEST(BlockMapRender, ColourMatchesAnEngineSnapshot) {
-  ScriptedFeed feed({}, ScriptedFeed::Mode::manual);
-  feed.pump(700);  // the demo is at q4 by now
-  const auto snapshot = feed.latest();
+// A snapshot of the real engine (through its runner): every full, unshared block is drawn in
+// its tier's colour, and the engine has made q8 and q4 blocks by then.
+TEST(BlockMapRender, ColourMatchesARealEngineSnapshot) {
+  auto feed = test::makeTestRunner(test::smallSession());
+  feed->post(step_command{150});  // the small load is at q4 by step 139
+  for (int i = 0; i < 2000 && feed->latest()->step < 150; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const auto snapshot = feed->sync();
+  ASSERT_EQ(snapshot->step, 150u);
   BlockMapWidget map;
   map.resize(900, 600);
   map.setSnapshot(snapshot);
   map.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&map));
+  ASSERT_TRUE(map.layout().detailed());
   const QImage shot = map.grab().toImage();
   std::array<int, 4> checked{};  // per tier
   for (std::size_t f = 0; f < snapshot->frames.frames.size(); ++f) {
     const frame_info& fr = snapshot->frames.frames[f];
     for (int s = 0; s < fr.slot_count; ++s) {
-      const block_slot& slot = fr.slots[static_cast<std::size_t>(s)];
-      if (slot.refcount != 1 || slot.fill != 16) continue;
+      const block_slot& slot = fr.blocks[static_cast<std::size_t>(s)];
+      if (slot.refcount != 1 || slot.cached || slot.fill != snapshot->frames.block_size) continue;
       const QRectF r = map.slotRect(static_cast<int>(f), s);
       EXPECT_EQ(pixelAt(shot, r.topLeft() + QPointF(1, 1)), lightTheme().levelColor(fr.tier).rgb())
           << "frame " << f << " slot " << s;
       ++checked[static_cast<std::size_t>(ordinal(fr.tier))];
     }
   }
-  EXPECT_GT(checked[ordinal(precision::fp16)], 10);
-  EXPECT_GT(checked[ordinal(precision::q4)], 10);
+  EXPECT_GT(checked[ordinal(precision::fp16)], 3);
+  EXPECT_GT(checked[ordinal(precision::q8)] + checked[ordinal(precision::q4)], 3);
 }
 
 }  // namespace

@@ -1,8 +1,13 @@
 // Opening a load: a malformed trace dropped on the window shows the reader's message and the
-// previous load keeps running; a good one replaces the feed and the plots start over.
+// previous load keeps running; a good trace, the load panel's settings and a new seed each
+// replace the runner (built off the GUI thread) and the plots start over.
 #include <QDropEvent>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
 #include <QTest>
 #include <QUrl>
 
@@ -10,8 +15,12 @@
 
 #include "engine_bridge.hpp"
 #include "gui_test_support.hpp"
+#include "load/generator_spec.hpp"
+#include "load_panel.hpp"
 #include "main_window.hpp"
-#include "pressure_plot.hpp"
+#include "run_loader.hpp"
+#include "run_panel.hpp"
+#include "run_setup.hpp"
 #include "temp_dir.hpp"
 
 namespace kvscope::ui {
@@ -26,60 +35,95 @@ void dropFile(QWidget* target, const QString& path) {
   QApplication::sendEvent(target, &drop);
 }
 
-TEST(OpenLoad, MalformedTraceShowsTheErrorAndKeepsThePreviousLoad) {
+TEST(OpenLoad, MalformedTraceDroppedShowsTheErrorAndKeepsThePreviousLoadRunning) {
   test::temp_dir dir;
   const std::string trace = dir.file("broken.csv");
-  test::write_text(trace, "TIMESTAMP,ContextTokens,GeneratedTokens\nnot a time,12,3\n");
-  MainWindow::Options options;
-  options.persistSettings = false;
-  int calls = 0;
-  options.openLoad = [&calls](const QString& path) -> expected<std::unique_ptr<engine_feed>, std::string> {
-    ++calls;
-    return unexpected{path.toStdString() + ":2: TIMESTAMP: 'not a time' is not a timestamp"};
-  };
-  auto* feed = new test::RecordingFeed;
-  MainWindow window(std::unique_ptr<engine_feed>(feed), options);
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  const auto before = window.bridge()->current();
-  dropFile(&window, QString::fromStdString(trace));
-  EXPECT_EQ(calls, 1);
-  EXPECT_EQ(window.bridge()->feed(), feed) << "the previous load keeps running";
-  EXPECT_EQ(window.bridge()->current(), before);
-  auto* box = window.findChild<QMessageBox*>(QStringLiteral("errorBox"));
+  test::write_text(trace, "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                          "2023-11-16 18:15:46.68,100,20\n"
+                          "not a time,12,3\n");
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  window->show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+  feed->post(play_command{});
+  ASSERT_TRUE(test::waitFor([&] { return window->bridge()->current() && window->bridge()->current()->step > 5; }));
+  QSignalSpy failed(window.get(), &MainWindow::runFailed);
+  dropFile(window.get(), QString::fromStdString(trace));
+  ASSERT_TRUE(test::waitFor([&] { return failed.count() == 1; }));
+  const QString message = failed.front().front().toString();
+  EXPECT_TRUE(message.contains(QStringLiteral("broken.csv:3:"))) << message.toStdString();
+  auto* box = window->findChild<QMessageBox*>(QStringLiteral("errorBox"));
   ASSERT_NE(box, nullptr);
   EXPECT_TRUE(box->isVisible());
-  EXPECT_TRUE(box->text().contains(QStringLiteral("broken.csv:2: TIMESTAMP"))) << box->text().toStdString();
+  EXPECT_TRUE(box->text().contains(QStringLiteral("broken.csv:3:"))) << box->text().toStdString();
+  EXPECT_TRUE(window->loadPanel()->message().contains(QStringLiteral("broken.csv:3:")));
+  EXPECT_FALSE(window->loadPanel()->traceSelected()) << "the panel still shows what runs";
   box->close();
+  // Nothing changed: the same runner, the same load, still stepping.
+  EXPECT_EQ(window->bridge()->feed(), feed);
+  EXPECT_EQ(window->currentRun().load_spec, test::smallLoad);
+  const std::uint64_t step = feed->latest()->step;
+  ASSERT_TRUE(test::waitFor([&] { return feed->latest()->step > step || feed->latest()->finished; }));
 }
 
-TEST(OpenLoad, AGoodLoadReplacesTheFeedAndStartsOver) {
-  MainWindow::Options options;
-  options.persistSettings = false;
-  test::RecordingFeed* opened = nullptr;
-  options.openLoad = [&opened](const QString&) -> expected<std::unique_ptr<engine_feed>, std::string> {
-    opened = new test::RecordingFeed(test::emptySnapshot(128));
-    return std::unique_ptr<engine_feed>(opened);
-  };
-  auto snap = test::emptySnapshot(64);
-  snap->step = 500;
-  MainWindow window(std::make_unique<test::RecordingFeed>(snap), options);
-  QString error;
-  ASSERT_TRUE(window.openLoad(QStringLiteral("/data/good.csv"), &error)) << error.toStdString();
-  ASSERT_NE(opened, nullptr);
-  EXPECT_EQ(window.bridge()->feed(), opened);
-  EXPECT_EQ(window.bridge()->current()->frames.frames.size(), 128u);
+TEST(OpenLoad, AGoodTraceReplacesTheRunnerAndStartsOver) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 50));
+  QSignalSpy started(window.get(), &MainWindow::runStarted);
+  const QString trace = QStringLiteral(KVSCOPE_TEST_DATA_DIR "/azure_conv_500.csv");
+  ASSERT_GT(window->openTrace(trace), 0u);
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }));
+  EXPECT_NE(window->bridge()->feed(), feed);
+  EXPECT_EQ(window->currentRun().load_spec, trace.toStdString());
+  EXPECT_EQ(window->currentRun().options.model, "tiny") << "the load panel's engine settings";
+  ASSERT_TRUE(test::waitFor([&] { return window->bridge()->current()->step > 5; }));
+  EXPECT_TRUE(window->loadPanel()->traceSelected());
 }
 
-TEST(OpenLoad, WithoutALoaderTheWindowSaysSo) {
-  MainWindow::Options options;
-  options.persistSettings = false;
-  auto* feed = new test::RecordingFeed;
-  MainWindow window(std::unique_ptr<engine_feed>(feed), options);
-  QString error;
-  EXPECT_FALSE(window.openLoad(QStringLiteral("/data/x.csv"), &error));
-  EXPECT_TRUE(error.contains(QStringLiteral("/data/x.csv")));
-  EXPECT_EQ(window.bridge()->feed(), feed);
+TEST(OpenLoad, TheLoadPanelBuildsAGeneratorSpecAndRestarts) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  LoadPanel* panel = window->loadPanel();
+  panel->rateBox()->setValue(12.5);
+  panel->budgetEdit()->setText(QStringLiteral("6MiB"));
+  const auto spec = panel->generatorSpec();
+  ASSERT_TRUE(spec) << spec.error().toStdString();
+  const auto parsed = parse_generator_spec(*spec);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->rate, 12.5);
+  QSignalSpy started(window.get(), &MainWindow::runStarted);
+  panel->applyButton()->click();
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }));
+  EXPECT_EQ(window->currentRun().load_spec, *spec);
+  EXPECT_EQ(window->currentRun().options.budget_bytes, 6ull << 20);
+  EXPECT_EQ(window->bridge()->current()->budget_bytes, 6ull << 20);
+  // A budget that is not a size is refused at once, and nothing changes.
+  panel->budgetEdit()->setText(QStringLiteral("lots"));
+  QSignalSpy failed(window.get(), &MainWindow::runFailed);
+  EXPECT_EQ(window->applyLoadPanel(), 0u);
+  EXPECT_EQ(failed.count(), 1);
+  EXPECT_TRUE(panel->message().contains(QStringLiteral("budget")));
+  if (auto* box = window->findChild<QMessageBox*>(QStringLiteral("errorBox"))) box->close();
+}
+
+TEST(OpenLoad, ResetWithANewSeedMakesANewLoadFromThatSeed) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
+  // Same seed: a reset_command to the same runner.
+  window->runPanel()->reset();
+  ASSERT_TRUE(test::waitFor([&] { return feed->latest()->generation == 1; }));
+  EXPECT_TRUE(std::holds_alternative<reset_command>(feed->sync()->command_log.back().command));
+  // Another seed: a new runner whose generator and K/V data use it.
+  QSignalSpy started(window.get(), &MainWindow::runStarted);
+  window->runPanel()->seedBox()->setValue(77);
+  EXPECT_EQ(window->loadPanel()->seed(), 77u) << "the two seed boxes agree";
+  window->runPanel()->reset();
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }));
+  EXPECT_NE(window->bridge()->feed(), feed);
+  EXPECT_EQ(window->currentRun().options.seed, 77u);
+  EXPECT_EQ(parse_generator_spec(window->currentRun().load_spec)->seed, 77u);
 }
 
 }  // namespace

@@ -15,44 +15,47 @@
 #include "block_map_widget.hpp"
 #include "main_window.hpp"
 #include "policy_panel.hpp"
+#include "engine_bridge.hpp"
 #include "pressure_plot.hpp"
 
 namespace kvscope::ui {
 namespace {
 
-MainWindow::Options testOptions() {
-  MainWindow::Options o;
-  o.persistSettings = false;
-  o.loadDescription = QStringLiteral("test load");
-  o.model = QStringLiteral("tiny");
-  return o;
-}
-
-TEST(PolicyPanel, SliderChangeReachesTheEngineAndMovesTheBands) {
-  auto* feed = new test::RecordingFeed;
-  MainWindow window(std::unique_ptr<engine_feed>(feed), testOptions());
-  QSlider* q8 = window.policyPanel()->slider(PolicyPanel::q8Threshold);
+// The real runner's snapshot: its command log has the reconfigure, logged before the step it
+// was applied at, and the engine runs the new policy.
+TEST(PolicyPanel, SliderChangeReachesTheEnginesPolicyAndMovesTheBands) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 12));
+  QSlider* q8 = window->policyPanel()->slider(PolicyPanel::q8Threshold);
   q8->setValue(700);
-  const auto posted = test::reconfigures(feed->log);
+  // Same event: the plot's line is already where the slider is, before any engine round trip.
+  EXPECT_DOUBLE_EQ(window->pressurePlot()->q8LineValue(), static_cast<double>(0.7f));
+  EXPECT_EQ(window->policyPanel()->spinBox(PolicyPanel::q8Threshold)->value(), 0.7);
+  const auto s = feed->sync();
+  const auto posted = test::reconfigures(s->command_log);
   ASSERT_EQ(posted.size(), 1u);
   EXPECT_EQ(posted.back().q8_threshold, 0.7f);
   EXPECT_EQ(posted.back().q4_threshold, 0.95f);
-  // Same event: the plot's line is already where the slider is, before any engine round trip.
-  EXPECT_DOUBLE_EQ(window.pressurePlot()->q8LineValue(), static_cast<double>(0.7f));
-  EXPECT_EQ(window.policyPanel()->spinBox(PolicyPanel::q8Threshold)->value(), 0.7);
+  EXPECT_EQ(s->command_log.back().step, 12u);
+  EXPECT_EQ(s->policy, posted.back());
+  // The window shows the engine's confirmation without pulling the slider back.
+  ASSERT_TRUE(test::waitFor([&] { return window->bridge()->current() == feed->latest(); }));
+  EXPECT_EQ(q8->value(), 700);
 }
 
 TEST(PolicyPanel, KeyboardOnASliderPostsAReconfigure) {
-  auto* feed = new test::RecordingFeed;
-  MainWindow window(std::unique_ptr<engine_feed>(feed), testOptions());
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  QSlider* alpha = window.policyPanel()->slider(PolicyPanel::ewmaAlpha);
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  window->show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+  QSlider* alpha = window->policyPanel()->slider(PolicyPanel::ewmaAlpha);
   alpha->setFocus();
   QTest::keyClick(alpha, Qt::Key_PageUp);
-  const auto posted = test::reconfigures(feed->log);
+  const auto posted = test::reconfigures(feed->sync()->command_log);
   ASSERT_EQ(posted.size(), 1u);
   EXPECT_EQ(posted.back().ewma_alpha, 0.25f);
+  EXPECT_EQ(feed->latest()->policy.ewma_alpha, 0.25f);
 }
 
 TEST(PolicyPanel, MovingQ8AboveQ4CarriesQ4Along) {
@@ -135,18 +138,20 @@ TEST(PolicyPanel, SetConfigRefusesInvalidAndDoesNotEmit) {
 }
 
 TEST(MainWindow, RunShortcutsPostCommands) {
-  auto* feed = new test::RecordingFeed;
-  MainWindow window(std::unique_ptr<engine_feed>(feed), testOptions());
-  window.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  window.activateWindow();
-  ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
-  QTest::keyClick(&window, Qt::Key_Space);
-  QTest::keyClick(&window, Qt::Key_N);
-  ASSERT_EQ(feed->log.size(), 2u);
-  EXPECT_TRUE(std::holds_alternative<pause_command>(feed->log[0])) << "the engine starts playing";
-  ASSERT_TRUE(std::holds_alternative<step_command>(feed->log[1]));
-  EXPECT_EQ(std::get<step_command>(feed->log[1]).steps, 1u);
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  window->show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+  window->activateWindow();
+  ASSERT_TRUE(QTest::qWaitForWindowActive(window.get()));
+  ASSERT_TRUE(test::waitFor([&] { return window->bridge()->current() != nullptr; }));
+  QTest::keyClick(window.get(), Qt::Key_Space);  // the test runner starts paused: play
+  QTest::keyClick(window.get(), Qt::Key_N);      // one step, then pause
+  const auto log = feed->sync()->command_log;
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_TRUE(std::holds_alternative<play_command>(log[0].command));
+  ASSERT_TRUE(std::holds_alternative<step_command>(log[1].command));
+  EXPECT_EQ(std::get<step_command>(log[1].command).steps, 1u);
 }
 
 }  // namespace
@@ -161,14 +166,15 @@ TEST(MainWindow, SettingsPersistAcrossWindows) {
   ASSERT_TRUE(QSettings().fileName().contains(QStringLiteral("qttest"))) << QSettings().fileName().toStdString();
   QSettings().clear();
   MainWindow::Options options;
+  const session s = test::smallSession();
   {
-    MainWindow first(std::make_unique<test::RecordingFeed>(), options);
+    MainWindow first(test::makeTestRunner(s), s, 0, options);
     first.show();
     first.setDarkTheme(true);
     first.setBlockColorMode(BlockColorMode::bySequence);
     first.close();
   }
-  MainWindow second(std::make_unique<test::RecordingFeed>(), options);
+  MainWindow second(test::makeTestRunner(s), s, 0, options);
   EXPECT_TRUE(second.isDarkTheme());
   EXPECT_EQ(second.blockMap()->colorMode(), BlockColorMode::bySequence);
   second.setDarkTheme(false);  // leave the application palette as the other tests expect

@@ -166,9 +166,9 @@ TEST(BlockPool, SnapshotShowsEverySlot) {
   EXPECT_EQ(map.scale_reserved_frames, 1u);
   EXPECT_EQ(map.frames[0].tier, precision::q4);
   EXPECT_EQ(map.frames[0].slot_count, 4u);
-  EXPECT_EQ(map.frames[0].slots[0], (block_slot{7, 2, 9, 1, false, a}));
-  EXPECT_EQ(map.frames[0].slots[1], block_slot{});
-  EXPECT_EQ(map.frames[1].slots[0], (block_slot{no_sequence, 0, 0, 0, true, b}));
+  EXPECT_EQ(map.frames[0].blocks[0], (block_slot{7, 2, 9, 1, false, a}));
+  EXPECT_EQ(map.frames[0].blocks[1], block_slot{});
+  EXPECT_EQ(map.frames[1].blocks[0], (block_slot{no_sequence, 0, 0, 0, true, b}));
   EXPECT_FALSE(map.frames[1].is_free());
   EXPECT_TRUE(map.frames[2].is_free());
 }

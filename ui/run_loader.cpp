@@ -1,0 +1,131 @@
+#include "run_loader.hpp"
+
+#include <QMetaObject>
+
+#include <chrono>
+#include <stdexcept>
+
+#include "engine/engine.hpp"
+#include "load/load_error.hpp"
+#include "run_setup.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+struct cancelled_error {};  // thrown through for_each_request to stop reading
+
+}  // namespace
+
+RunLoader::RunLoader(QObject* parent) : QObject(parent) {}
+
+RunLoader::~RunLoader() {
+  for (Job& j : jobs_) j.cancelled->store(true);
+  for (Job& j : jobs_) {
+    if (j.thread.joinable()) j.thread.join();
+  }
+}
+
+void RunLoader::cancel() {
+  for (Job& j : jobs_) j.cancelled->store(true);
+  newest_ = 0;
+  if (busy_) {
+    busy_ = false;
+    Q_EMIT busyChanged(false);
+  }
+}
+
+quint64 RunLoader::start(session run, runner_options options, Done done) {
+  static quint64 nextId = 0;
+  for (Job& j : jobs_) j.cancelled->store(true);  // superseded
+  const quint64 id = ++nextId;
+  newest_ = id;
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
+  // The worker reports back through queued calls on this object: they are dropped with it, and
+  // the destructor joins the worker before this object goes.
+  std::thread worker([this, id, cancelled, run = std::move(run), options, done = std::move(done)]() mutable {
+    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    const auto report = [&](double fraction, const QString& text) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::milliseconds(50) && fraction < 1) return;
+      last = now;
+      QMetaObject::invokeMethod(this, [this, id, fraction, text] {
+        if (id == newest_) Q_EMIT progress(id, fraction, text);
+      }, Qt::QueuedConnection);
+    };
+    auto result = std::make_shared<Result>(prepare(std::move(run), options, *cancelled, report));
+    QMetaObject::invokeMethod(this, [this, id, result, done] { deliver(id, result, done); },
+                              Qt::QueuedConnection);
+  });
+  jobs_.push_back({id, std::move(cancelled), std::move(worker)});
+  if (!busy_) {
+    busy_ = true;
+    Q_EMIT busyChanged(true);
+  }
+  return id;
+}
+
+RunLoader::Result RunLoader::prepare(session run, const runner_options& options,
+                                     const std::atomic<bool>& cancelled,
+                                     const std::function<void(double, const QString&)>& report) {
+  Result r;
+  const QString what = QString::fromStdString(run.load_spec);
+  try {
+    if (const auto reason = validate(run.options)) {
+      r.error = QString::fromStdString(*reason);
+      r.run = std::move(run);
+      return r;
+    }
+    if (!isGenerated(run)) {
+      // Read every row once now, so a bad row deep in the file is refused before anything
+      // changes instead of stopping the engine halfway (the runner reopens the file).
+      report(0, QObject::tr("Reading %1…").arg(what));
+      auto source = open_session_load(run);
+      std::uint64_t requests = 0;
+      for_each_request(*source, [&](const request&) {
+        if ((++requests & 4095) == 0 && cancelled.load(std::memory_order_relaxed)) throw cancelled_error{};
+      }, [&](const request_source& s) {
+        report(s.progress(), QObject::tr("Reading %1: %2 requests").arg(what).arg(s.counters().requests));
+      });
+      const auto& c = source->counters();
+      if (c.bad_rows > 0 || c.failed_requests > 0) {
+        r.note = QObject::tr("%1 bad rows and %2 failed requests skipped")
+                     .arg(c.bad_rows).arg(c.failed_requests);
+        if (!c.bad_row_messages.empty()) {
+          r.note += QObject::tr("; first: %1").arg(QString::fromStdString(c.bad_row_messages.front()));
+        }
+      }
+      report(1, QObject::tr("%1: %2 requests, all rows valid").arg(what).arg(requests));
+    }
+    if (cancelled.load()) throw cancelled_error{};
+    report(1, QObject::tr("Starting the engine…"));
+    r.feed = makeRunner(run, options);
+  } catch (const cancelled_error&) {
+    r.error = QObject::tr("cancelled");
+  } catch (const load_error& e) {
+    r.error = QString::fromStdString(e.what());
+  } catch (const std::exception& e) {  // std::invalid_argument from the engine, bad_alloc
+    r.error = QString::fromStdString(e.what());
+  }
+  r.run = std::move(run);
+  return r;
+}
+
+void RunLoader::deliver(quint64 id, std::shared_ptr<Result> result, const Done& done) {
+  reap(id);
+  if (id != newest_) return;  // superseded or cancelled: dropped (its runner stops here)
+  newest_ = 0;
+  busy_ = false;
+  Q_EMIT busyChanged(false);
+  if (done) done(std::move(*result));
+}
+
+void RunLoader::reap(quint64 id) {
+  for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
+    if (it->id != id) continue;
+    if (it->thread.joinable()) it->thread.join();  // it has just posted its last call
+    jobs_.erase(it);
+    return;
+  }
+}
+
+}  // namespace kvscope::ui

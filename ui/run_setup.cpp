@@ -1,0 +1,115 @@
+#include "run_setup.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "engine/run_summary.hpp"
+#include "load/generator_spec.hpp"
+#include "util/byte_size.hpp"
+
+namespace kvscope::ui {
+
+session demoSession() {
+  session s;
+  s.load_spec = demoLoadSpec;
+  s.options.model = "tiny";
+  s.options.budget_bytes = 16ull << 20;
+  s.options.payload = payload_mode::data;
+  s.options.seed = 1;
+  return s;
+}
+
+bool isGenerated(const session& s) { return s.load_spec.rfind("gen:", 0) == 0; }
+
+std::uint64_t seedOf(const session& s) {
+  if (isGenerated(s)) {
+    if (const auto spec = parse_generator_spec(s.load_spec)) return spec->seed;
+  }
+  return s.options.seed;
+}
+
+session reseeded(session s, std::uint64_t seed) {
+  if (isGenerated(s)) {
+    if (auto spec = parse_generator_spec(s.load_spec)) {
+      spec->seed = seed;
+      s.load_spec = to_string(*spec);
+    }
+  }
+  s.options.seed = seed;
+  s.commands.clear();
+  s.steps = 0;
+  return s;
+}
+
+runner_options liveRunnerOptions(double stepsPerSecond) {
+  runner_options o;
+  o.start_playing = true;
+  o.steps_per_second = stepsPerSecond;
+  o.snapshot_interval = std::chrono::milliseconds(33);
+  o.max_threads = 0;
+  return o;
+}
+
+std::unique_ptr<runner> makeRunner(const session& s, runner_options options) {
+  options.script = s.commands;
+  options.script_steps = s.steps;
+  return std::make_unique<runner>(
+      [s] { return std::make_unique<engine>(s.options, open_session_load(s)); }, options);
+}
+
+session sessionAt(session started, const engine_snapshot& snapshot) {
+  started.commands = snapshot.command_log;
+  started.steps = snapshot.step;
+  return started;
+}
+
+std::string budgetText(std::uint64_t bytes) {
+  std::string text = format_byte_size(bytes);  // "16 MiB"
+  std::erase(text, ' ');
+  return parse_byte_size(text) == bytes ? text : std::to_string(bytes);
+}
+
+std::string cliEquivalent(const session& s) {
+  std::string cmd = "kvscope-cli simulate --load '" + s.load_spec + "' --model " + s.options.model +
+                    " --budget " + budgetText(s.options.budget_bytes);
+  cmd += s.options.payload == payload_mode::data ? " --payload data" : " --payload accounting";
+  if (s.format != load_format::automatic) cmd += " --format " + std::string(format_name(s.format));
+  if (s.skip_bad_rows) cmd += " --skip-bad-rows";
+  if (s.options.seed != 0) cmd += " --seed " + std::to_string(s.options.seed);
+  return cmd;
+}
+
+std::string headlessReport(const session& s, std::size_t maxTransitionLines) {
+  std::string out;
+  char line[200];
+  std::size_t shown = 0;
+  precision last = s.options.policy.min_level;
+  bool first = true;
+  const auto onStep = [&](const engine& e) {
+    const step_metrics& m = e.last_metrics();
+    if (first) {
+      first = false;
+      last = m.level;
+    }
+    if (m.level == last) return;
+    if (shown++ < maxTransitionLines) {
+      std::snprintf(line, sizeof line, "  step %6llu  t = %6.1f s  EWMA %.3f  %s -> %s\n",
+                    static_cast<unsigned long long>(m.step), m.sim_time_s, m.pressure_ewma,
+                    std::string(tag(last)).c_str(), std::string(tag(m.level)).c_str());
+      out += line;
+    }
+    last = m.level;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const auto e = replay(s, onStep);  // no commands and no step count: a plain simulate
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (shown > maxTransitionLines) {
+    out += "  ... " + std::to_string(shown - maxTransitionLines) + " more level changes\n";
+  }
+  return (shown ? "level changes:\n" + out : std::string("no level changes\n")) +
+         summary_text(summarize(*e, s.load_spec, wall));
+}
+
+}  // namespace kvscope::ui

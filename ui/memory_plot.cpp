@@ -111,19 +111,7 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
 
 void MemoryPlot::setTheme(const Theme& t) {
   theme_ = &t;
-  plot_->setBackground(t.base);
-  plot_->axisRect()->setBackground(t.base);
-  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
-    axis->setBasePen(QPen(t.mutedText, 1));
-    axis->setTickPen(QPen(t.mutedText, 1));
-    axis->setSubTickPen(QPen(t.mutedText, 1));
-    axis->setTickLabelColor(t.text);
-    axis->setLabelColor(t.text);
-    axis->grid()->setPen(QPen(t.grid, 1, Qt::DotLine));
-  }
-  plot_->legend->setBrush(t.base);
-  plot_->legend->setBorderPen(Qt::NoPen);
-  plot_->legend->setTextColor(t.text);
+  applyPlotTheme(plot_, t);
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const QColor c = i < 4 ? t.level[i] : t.scales;
     layers_[i]->setPen(QPen(c, 1));

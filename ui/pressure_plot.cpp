@@ -179,19 +179,7 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
 void PressurePlot::setTheme(const Theme& t) {
   theme_ = &t;
   levels_->setTheme(&t);
-  plot_->setBackground(t.base);
-  plot_->axisRect()->setBackground(t.base);
-  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
-    axis->setBasePen(QPen(t.mutedText, 1));
-    axis->setTickPen(QPen(t.mutedText, 1));
-    axis->setSubTickPen(QPen(t.mutedText, 1));
-    axis->setTickLabelColor(t.text);
-    axis->setLabelColor(t.text);
-    axis->grid()->setPen(QPen(t.grid, 1, Qt::DotLine));
-  }
-  plot_->legend->setBrush(t.base);
-  plot_->legend->setBorderPen(Qt::NoPen);
-  plot_->legend->setTextColor(t.text);
+  applyPlotTheme(plot_, t);
   usage_->setPen(QPen(t.usageLine, 1));
   ewma_->setPen(QPen(t.ewmaLine, 1));
   compress_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, t.text, t.level[3], 9));

@@ -1,5 +1,7 @@
 #include "theme.hpp"
 
+#include "qcustomplot_include.hpp"
+
 #include <cmath>
 
 namespace kvscope::ui {
@@ -99,6 +101,22 @@ const Theme& lightTheme() {
 const Theme& darkTheme() {
   static const Theme t = makeTheme(true);
   return t;
+}
+
+void applyPlotTheme(QCustomPlot* plot, const Theme& t) {
+  plot->setBackground(t.base);
+  plot->axisRect()->setBackground(t.base);
+  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+    axis->setBasePen(QPen(t.mutedText, 1));
+    axis->setTickPen(QPen(t.mutedText, 1));
+    axis->setSubTickPen(QPen(t.mutedText, 1));
+    axis->setTickLabelColor(t.text);
+    axis->setLabelColor(t.text);
+    axis->grid()->setPen(QPen(t.grid, 1, Qt::DotLine));
+  }
+  plot->legend->setBrush(t.base);
+  plot->legend->setBorderPen(Qt::NoPen);
+  plot->legend->setTextColor(t.text);
 }
 
 }  // namespace kvscope::ui

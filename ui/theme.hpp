@@ -10,6 +10,8 @@
 #include "memory/frame_map.hpp"
 #include "policy/level.hpp"
 
+class QCustomPlot;
+
 namespace kvscope::ui {
 
 inline constexpr int sequencePaletteSize = 64;
@@ -36,5 +38,8 @@ const Theme& darkTheme();
 
 // Linear mix: t = 0 gives a, t = 1 gives b.
 QColor mix(const QColor& a, const QColor& b, double t);
+
+// Background, axes, grid and legend of a QCustomPlot in the theme's colours (1 px pens).
+void applyPlotTheme(QCustomPlot* plot, const Theme& t);
 
 }  // namespace kvscope::ui

@@ -57,11 +57,12 @@ engine::engine(const engine_options& options, std::unique_ptr<request_source> lo
 
 engine::~engine() = default;
 
-double engine::pressure() const noexcept {
-  // As vLLM's kv_cache_usage_perc: cached blocks nobody references are evictable, so free.
-  // The empty slots of split frames are attributed to cached and referenced blocks pro rata
-  // (exact when a tier holds only one kind; an estimate in between, without a frame scan).
-  const auto usage = cache_->pool().usage();
+namespace {
+
+// As vLLM's kv_cache_usage_perc: cached blocks nobody references are evictable, so free.
+// The empty slots of split frames are attributed to cached and referenced blocks pro rata
+// (exact when a tier holds only one kind; an estimate in between, without a frame scan).
+double referenced_share(const pool_usage& usage) noexcept {
   double evictable = static_cast<double>(usage.cached_bytes);
   for (const auto& tier : usage.tiers) {
     if (tier.blocks > 0) {
@@ -72,6 +73,10 @@ double engine::pressure() const noexcept {
   const double in_use = static_cast<double>(usage.bytes_in_use) - evictable;
   return std::clamp(in_use / static_cast<double>(usage.budget_bytes), 0.0, 1.0);
 }
+
+}  // namespace
+
+double engine::pressure() const noexcept { return referenced_share(cache_->pool().usage()); }
 
 bool engine::finished() const noexcept { return !next_arrival_ && sched_->idle(); }
 
@@ -163,7 +168,7 @@ void engine::record(const step_plan& plan) {
   step_metrics m;
   m.step = steps_;
   m.sim_time_s = clock_s_;
-  m.kv_cache_usage_perc = pressure();
+  m.kv_cache_usage_perc = referenced_share(usage);
   m.pressure_ewma = policy_.ewma();
   m.level = policy_.level();
   for (int l = 0; l < 4; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();

@@ -9,6 +9,7 @@ EngineBridge::EngineBridge(std::unique_ptr<engine_feed> feed, QObject* parent)
   qRegisterMetaType<kvscope::ui::SnapshotPtr>();
   qRegisterMetaType<kvscope::policy_config>();
   qRegisterMetaType<kvscope::ui::MetricsPtr>();
+  timer_->setTimerType(Qt::PreciseTimer);
   connect(timer_, &QTimer::timeout, this, &EngineBridge::poll);
   // The engine publishes about as often as we poll; when a tick finds nothing new, look again
   // a few ms later instead of a whole tick later (two ~33 ms clocks beating drop frames).

@@ -47,7 +47,7 @@ runner_options liveRunnerOptions(double stepsPerSecond) {
   runner_options o;
   o.start_playing = true;
   o.steps_per_second = stepsPerSecond;
-  o.snapshot_interval = std::chrono::milliseconds(33);
+  o.snapshot_interval = std::chrono::milliseconds(25);
   o.max_threads = 0;
   return o;
 }

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <set>
 
+#include "live_label.hpp"
+
 namespace kvscope::ui {
 
 void BlockTableModel::setRows(std::vector<block_location> rows, std::uint32_t blockSize,
@@ -81,9 +83,8 @@ BlockTablePanel::BlockTablePanel(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("blockTablePanel"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 4, 6, 4);
-  header_ = new QLabel;
+  header_ = new LiveLabel(Qt::RichText);  // follows the running sequence several times a second
   header_->setWordWrap(true);
-  header_->setTextFormat(Qt::RichText);
   explain_ = new QLabel(
       tr("A sequence sees its KV cache as consecutive <i>logical</i> blocks of 16 tokens. Its "
          "<b>block table</b> maps each one to a <i>physical</i> slot anywhere in the pool, so "

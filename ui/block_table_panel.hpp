@@ -13,6 +13,8 @@ class QTableView;
 
 namespace kvscope::ui {
 
+class LiveLabel;
+
 class BlockTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
@@ -50,7 +52,7 @@ class BlockTablePanel : public QWidget {
 
  private:
   void refresh();
-  QLabel* header_ = nullptr;
+  LiveLabel* header_ = nullptr;
   QLabel* explain_ = nullptr;
   QTableView* view_ = nullptr;
   BlockTableModel* model_ = nullptr;

@@ -39,11 +39,17 @@ bool exportPlotFile(QCustomPlot* plot, const QString& path, QString* error) {
     if (error) *error = QObject::tr("%1: choose a .png or .pdf file name").arg(path);
     return false;
   }
-  return writeViaTemp(path, [&](const QString& tmp) {
+  // A file has no legend beside it: put the plot's own in for the export.
+  const bool hadLegend = plot->legend->layout() == plot->plotLayout();
+  showLegendAbove(plot, true);
+  const bool ok = writeViaTemp(path, [&](const QString& tmp) {
     return suffix == QLatin1String("png") ? plot->savePng(tmp, 0, 0, 2.0)
                                           : plot->savePdf(tmp, 0, 0, QCP::epNoCosmetic,
                                                           QStringLiteral("kvscope"));
   }, error);
+  showLegendAbove(plot, hadLegend);
+  plot->replot(QCustomPlot::rpQueuedReplot);
+  return ok;
 }
 
 bool exportMetricsCsv(const metrics_history& history, const QString& path, QString* error, QString* note) {

@@ -6,6 +6,14 @@
 
 namespace kvscope::ui {
 
+namespace {
+
+int swatchWidth(const ColorLegend::Entry& e, int chip) {
+  return e.swatch == ColorLegend::Swatch::line ? chip * 2 : chip;
+}
+
+}  // namespace
+
 ColorLegend::ColorLegend(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
@@ -22,7 +30,7 @@ QVector<QRect> ColorLegend::layoutChips() const {
   QVector<QRect> rects;
   int x = 0;
   for (const Entry& e : entries_) {
-    const int w = chip + 5 + fm.horizontalAdvance(e.text);
+    const int w = swatchWidth(e, chip) + 5 + fm.horizontalAdvance(e.text);
     rects.push_back(QRect(x, 0, w, fm.height() + 4));
     x += w + 14;
   }
@@ -43,10 +51,28 @@ void ColorLegend::paintEvent(QPaintEvent*) {
   for (int i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
     const QRect r = rects[i];
-    const QRect box(r.x(), r.y() + (r.height() - chip) / 2, chip, chip);
-    p.fillRect(box, e.color);
-    p.setPen(palette().color(QPalette::Mid));
-    p.drawRect(box.adjusted(0, 0, -1, -1));
+    const QRect box(r.x(), r.y() + (r.height() - chip) / 2, swatchWidth(e, chip), chip);
+    if (e.swatch == Swatch::line) {
+      p.setPen(QPen(e.color, 2));
+      p.drawLine(box.left(), box.center().y(), box.right(), box.center().y());
+    } else if (e.swatch != Swatch::chip) {
+      const QRectF t = QRectF(box).adjusted(1.5, 2, -1.5, -1);
+      QPolygonF tri;
+      if (e.swatch == Swatch::triangleUp) {
+        tri << QPointF(t.center().x(), t.top()) << t.bottomRight() << t.bottomLeft();
+      } else {
+        tri << t.topLeft() << t.topRight() << QPointF(t.center().x(), t.bottom());
+      }
+      p.setRenderHint(QPainter::Antialiasing);
+      p.setPen(QPen(e.dotColor, 1));
+      p.setBrush(e.color);
+      p.drawPolygon(tri);
+      p.setRenderHint(QPainter::Antialiasing, false);
+    } else {
+      p.fillRect(box, e.color);
+      p.setPen(palette().color(QPalette::Mid));
+      p.drawRect(box.adjusted(0, 0, -1, -1));
+    }
     if (e.dot) {
       p.setRenderHint(QPainter::Antialiasing);
       p.setPen(Qt::NoPen);

@@ -31,6 +31,7 @@
 #include "io/policy_file.hpp"
 #include "kvscope_version.hpp"
 #include "level_legend.hpp"
+#include "live_label.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
@@ -101,9 +102,14 @@ void MainWindow::buildCentral() {
   auto* layout = new QVBoxLayout(central);
   layout->setContentsMargins(8, 6, 8, 4);
   layout->setSpacing(4);
-  mapTitle_ = new QLabel;
-  mapTitle_->setTextFormat(Qt::RichText);
-  mapTitle_->setWordWrap(true);
+  auto* titleRow = new QHBoxLayout;
+  auto* title = new QLabel(tr("<span style='font-size:large'><b>KV block pool</b></span>"));
+  mapDetails_ = new LiveLabel;
+  mapDetails_->setElidable(true);
+  mapDetails_->setToolTip(tr("Frames in the pool, the size of one, the budget and the model; how "
+                             "many frames hold blocks now, and how many sequences run"));
+  titleRow->addWidget(title);
+  titleRow->addWidget(mapDetails_, 1);
   auto* explain = new QLabel(tr(
       "Each square is a <b>frame</b>: the memory of one fp16 block of 16 tokens. Under pressure the "
       "policy stores older (“cold”) blocks more compactly, so a frame holds <b>two</b> 8-bit blocks "
@@ -134,7 +140,7 @@ void MainWindow::buildCentral() {
   mapHint_->setTextFormat(Qt::RichText);
   mapHint_->setWordWrap(true);
   blockMap_ = new BlockMapWidget;
-  layout->addWidget(mapTitle_);
+  layout->addLayout(titleRow);
   layout->addWidget(explain);
   layout->addLayout(legendRow);
   layout->addWidget(blockMap_, 1);
@@ -312,6 +318,15 @@ void MainWindow::buildStatusBar() {
     statusBar()->addPermanentWidget(l);
     return l;
   };
+  // The numbers change several times a second: labels that repaint without re-laying out the
+  // window, with room for the longest usual text from the start.
+  const auto addLive = [this](const QString& tip, const QString& widest, Qt::TextFormat format) {
+    auto* l = new LiveLabel(format);
+    l->setToolTip(tip);
+    l->reserveRoomFor(widest);
+    statusBar()->addPermanentWidget(l);
+    return l;
+  };
   progress_ = new QProgressBar;
   progress_->setRange(0, 1000);
   progress_->setMaximumWidth(160);
@@ -322,19 +337,14 @@ void MainWindow::buildStatusBar() {
   errorLabel_ = add(tr("Why the engine stopped"));
   errorLabel_->setVisible(false);
   feedLabel_ = add(tr("What the engine runs"));
-  stepLabel_ = add(tr("Engine step"));
-  timeLabel_ = add(tr("Simulated time"));
-  pressureLabel_ = add(tr("Raw pressure and its EWMA, which the policy compares with its thresholds"));
-  levelLabel_ = add(tr("The policy's level: how cold blocks are stored now"));
-  queueLabel_ = add(tr("Sequences running / requests waiting"));
-  // Widths that fit the longest usual text: changing numbers then never re-lay out (and
-  // repaint) the whole status bar.
-  const QFontMetrics fm(font());
-  stepLabel_->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("step 0000000")));
-  timeLabel_->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("t = 00000.0 s")));
-  pressureLabel_->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("pressure 0.000 · EWMA 0.000")));
-  queueLabel_->setMinimumWidth(fm.horizontalAdvance(QStringLiteral("running 000 · waiting 0000")));
-  for (QLabel* l : {stepLabel_, timeLabel_, pressureLabel_, queueLabel_}) l->setTextFormat(Qt::PlainText);
+  stepLabel_ = addLive(tr("Engine step"), QStringLiteral("step 0000000"), Qt::PlainText);
+  timeLabel_ = addLive(tr("Simulated time"), QStringLiteral("t = 00000.0 s"), Qt::PlainText);
+  pressureLabel_ = addLive(tr("Raw pressure and its EWMA, which the policy compares with its thresholds"),
+                           QStringLiteral("pressure 0.000 · EWMA 0.000"), Qt::PlainText);
+  levelLabel_ = addLive(tr("The policy's level: how cold blocks are stored now"),
+                        QStringLiteral("level ■ fp16"), Qt::RichText);
+  queueLabel_ = addLive(tr("Sequences running / requests waiting"),
+                        QStringLiteral("running 000 · waiting 0000"), Qt::PlainText);
 }
 
 void MainWindow::showRunDescription() {
@@ -457,8 +467,7 @@ void MainWindow::updateMapHeader(const SnapshotPtr& s) {
   const std::size_t frames = s->frames.frames.size();
   std::size_t used = 0;
   for (const frame_info& f : s->frames.frames) used += !f.is_free();
-  mapTitle_->setText(tr("<span style='font-size:large'><b>KV block pool</b></span> — %1 frames × %2 "
-                        "(%3 budget, model %4) · %5 frames in use · %6 sequences running")
+  mapDetails_->setText(tr("— %1 frames × %2 (%3 budget, model %4) · %5 frames in use · %6 sequences running")
                          .arg(frames)
                          .arg(QString::fromStdString(format_byte_size(s->frames.frame_bytes)),
                               QString::fromStdString(format_byte_size(s->budget_bytes)),

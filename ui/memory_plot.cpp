@@ -9,6 +9,11 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
+
+#include "level_legend.hpp"
+#include "live_label.hpp"
 #include "qcustomplot_include.hpp"
 
 namespace kvscope::ui {
@@ -46,6 +51,7 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName(QStringLiteral("memoryPlot"));
+  prepareLivePlot(plot_);
   const char* names[] = {"fp16", "q8", "fp8", "q4", "scales"};
   // Each layer is its cumulative sum filled down to zero with an opaque brush, drawn from the
   // top of the stack down, so each covers the lower part of the one before: the stacked look
@@ -70,9 +76,14 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   budgetText_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
   plot_->yAxis->setLabel(tr("MiB in use"));
   plot_->xAxis->setLabel(tr("simulated time (s)"));
-  placeLegendAbove(plot_);
+  hideLegend(plot_);
   plot_->setMinimumHeight(160);
-  row->addWidget(plot_, 3);
+  auto* left = new QVBoxLayout;
+  left->setSpacing(0);
+  legend_ = new ColorLegend;
+  left->addWidget(legend_);
+  left->addWidget(plot_, 1);
+  row->addLayout(left, 3);
 
   donut_ = new QPieSeries;
   donut_->setHoleSize(0.52);
@@ -102,9 +113,8 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   replotTimer_->setInterval(66);
   connect(replotTimer_, &QTimer::timeout, this, [this] { plot_->replot(); });
 
-  summary_ = new QLabel;
+  summary_ = new LiveLabel(Qt::RichText);
   summary_->setWordWrap(true);
-  summary_->setTextFormat(Qt::RichText);
   outer->addWidget(summary_);
   setTheme(lightTheme());
 }
@@ -117,6 +127,12 @@ void MemoryPlot::setTheme(const Theme& t) {
     layers_[i]->setPen(QPen(c, 1));
     layers_[i]->setBrush(mix(t.base, c, 0.55));  // opaque: no alpha on big series
   }
+  QVector<ColorLegend::Entry> entries;
+  for (std::size_t i = layers_.size(); i-- > 0;) {
+    entries.push_front({layers_[i]->brush().color(), layers_[i]->name(), {}, false, {}});
+  }
+  entries.back().toolTip = tr("Scales (and minimums) of the quantized blocks: real bytes, counted in the budget");
+  legend_->setEntries(entries);
   budgetLine_->setPen(QPen(t.text, 1, Qt::DashLine));
   budgetText_->setColor(t.text);
   for (std::size_t i = 0; i < slices_.size(); ++i) {
@@ -195,13 +211,25 @@ void MemoryPlot::setSnapshot(const SnapshotPtr& snapshot) {
       reloadGraphs();
     }
   }
-  updateDonut(snapshot->latest);
+  updateDonut(snapshot->latest, !snapshot->playing);
 }
 
-void MemoryPlot::updateDonut(const step_metrics& m) {
-  for (std::size_t i = 0; i < 4; ++i) slices_[i]->setValue(static_cast<double>(m.bytes_per_level[i]));
-  slices_[4]->setValue(static_cast<double>(m.scale_bytes));
-  slices_[5]->setValue(static_cast<double>(m.free_bytes));
+void MemoryPlot::updateDonut(const step_metrics& m, bool exact) {
+  const std::array<double, 6> values{
+      static_cast<double>(m.bytes_per_level[0]), static_cast<double>(m.bytes_per_level[1]),
+      static_cast<double>(m.bytes_per_level[2]), static_cast<double>(m.bytes_per_level[3]),
+      static_cast<double>(m.scale_bytes),        static_cast<double>(m.free_bytes)};
+  // Redrawing the chart is a fifth of a window refresh; while the engine runs, skip changes
+  // smaller than 0.2 % of the ring (under a pixel of arc at the size it is shown). A paused
+  // run always shows its exact numbers.
+  double total = 0, moved = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    total += values[i];
+    moved = std::max(moved, std::abs(values[i] - slices_[i]->value()));
+  }
+  if (exact || moved > 0.002 * total) {
+    for (std::size_t i = 0; i < values.size(); ++i) slices_[i]->setValue(values[i]);
+  }
   const MemoryBreakdown b = MemoryBreakdown::of(m);
   QString text = tr("<b>In use %1</b> = blocks %2 + scales %3. ")
                      .arg(bytesText(b.effective), bytesText(b.payload), bytesText(b.scales));

@@ -22,6 +22,9 @@ class QPieSlice;
 
 namespace kvscope::ui {
 
+class ColorLegend;
+class LiveLabel;
+
 // What the summary line says, computed from one step's metrics.
 struct MemoryBreakdown {
   double payload = 0;         // bytes of block data in use, all levels
@@ -53,16 +56,17 @@ class MemoryPlot : public QWidget {
   void reloadGraphs();
   void requestReplot();
   void appendPoint(const HistoryPoint& p);
-  void updateDonut(const step_metrics& m);
+  void updateDonut(const step_metrics& m, bool exact);
 
   QCustomPlot* plot_ = nullptr;
+  ColorLegend* legend_ = nullptr;  // instead of the plot's own while live (exports put it back)
   std::array<QCPGraph*, 5> layers_{};  // fp16, q8, fp8, q4, scales — cumulative
   QCPItemLine* budgetLine_ = nullptr;
   QCPItemText* budgetText_ = nullptr;
   QChartView* donutView_ = nullptr;
   QPieSeries* donut_ = nullptr;
   std::array<QPieSlice*, 6> slices_{};  // fp16, q8, fp8, q4, scales, free
-  QLabel* summary_ = nullptr;
+  LiveLabel* summary_ = nullptr;
   QTimer* replotTimer_ = nullptr;
   const Theme* theme_ = &lightTheme();
   MetricHistory history_;

@@ -118,10 +118,12 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   bar->addWidget(legend_);
   bar->addStretch();
   layout->addLayout(bar);
+  seriesLegend_ = new ColorLegend;
+  layout->addWidget(seriesLegend_);
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName(QStringLiteral("pressurePlot"));
-  plot_->setNoAntialiasingOnDrag(true);
+  prepareLivePlot(plot_);
   plot_->addLayer(QStringLiteral("levels"), plot_->layer(QStringLiteral("background")), QCustomPlot::limAbove);
   plot_->addLayer(QStringLiteral("bands"), plot_->layer(QStringLiteral("levels")), QCustomPlot::limAbove);
   plot_->addLayer(QStringLiteral("captions"), plot_->layer(QStringLiteral("main")), QCustomPlot::limAbove);
@@ -154,7 +156,7 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   plot_->yAxis->setLabel(tr("pressure (used / budget)"));
   plot_->xAxis->setLabel(tr("simulated time (s)"));
   plot_->xAxis->setRange(0, window_);
-  placeLegendAbove(plot_);
+  hideLegend(plot_);  // seriesLegend_ instead, while live (exports put it back)
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
@@ -189,6 +191,12 @@ void PressurePlot::setTheme(const Theme& t) {
     fill.setAlpha(t.dark ? 70 : 50);
     band->setBrush(fill);
   }
+  using Swatch = ColorLegend::Swatch;
+  seriesLegend_->setEntries(
+      {{t.usageLine, usage_->name(), tr("Bytes referenced by running sequences / budget, each step"), false, {}, Swatch::line},
+       {t.ewmaLine, ewma_->name(), tr("The smoothed pressure the policy compares with its thresholds"), false, {}, Swatch::line},
+       {t.level[3], compress_->name(), tr("The policy moved to a more compact level"), false, t.text, Swatch::triangleUp},
+       {t.level[0], relax_->name(), tr("The policy moved back to a less compact level"), false, t.text, Swatch::triangleDown}});
   q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
   q4Line_->setPen(QPen(t.level[3], 1, Qt::DashLine));
   QColor label = t.base;

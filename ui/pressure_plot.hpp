@@ -72,7 +72,8 @@ class PressurePlot : public QWidget {
   LevelBackground* levels_ = nullptr;
   QCheckBox* liveBox_ = nullptr;
   QComboBox* windowBox_ = nullptr;
-  ColorLegend* legend_ = nullptr;
+  ColorLegend* legend_ = nullptr;        // the levels (background colours)
+  ColorLegend* seriesLegend_ = nullptr;  // the lines and markers
 
   const Theme* theme_ = &lightTheme();
   MetricHistory history_;

@@ -1,22 +1,52 @@
 #pragma once
-// QCustomPlot plus the small layout helper the plots share.
+// QCustomPlot plus the small helpers the plots share.
 #include <qcustomplot.h>
 
 namespace kvscope::ui {
 
-// Moves the legend out of the data area into a row of its own above the axis rect, laid out
-// horizontally, so it never hides the newest data.
-inline void placeLegendAbove(QCustomPlot* plot) {
-  plot->legend->setVisible(true);
-  plot->plotLayout()->insertRow(0);
-  plot->plotLayout()->addElement(0, 0, plot->legend);
-  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  plot->legend->setWrap(8);
-  plot->legend->setMargins(QMargins(4, 1, 4, 1));
-  plot->legend->setRowSpacing(0);
-  plot->legend->setColumnSpacing(10);
-  plot->plotLayout()->setRowStretchFactor(0, 0.001);
-  plot->plotLayout()->setRowSpacing(2);
+// Settings for a plot redrawn many times a second next to the engine (see gui_bench):
+// a replot only marks the widget dirty (QCustomPlot's default repaints the whole window at
+// once, so two plots meant two window repaints per frame), and lines are not antialiased
+// while dragging.
+inline void prepareLivePlot(QCustomPlot* plot) {
+  plot->setPlottingHint(QCP::phImmediateRefresh, false);
+  plot->setNoAntialiasingOnDrag(true);
+}
+
+// Puts the legend in a row of its own above the axis rect, laid out horizontally, so it never
+// hides the newest data; or takes it out of the plot. The window shows live plots without it,
+// under a ColorLegend of their own (QCustomPlot measures its legend's text on every replot),
+// and puts it in only to export them.
+inline void showLegendAbove(QCustomPlot* plot, bool shown) {
+  QCPLayoutGrid* grid = plot->plotLayout();
+  QCPLegend* legend = plot->legend;
+  if (shown == (legend->layout() == grid)) return;
+  if (!shown) {
+    grid->take(legend);
+    grid->simplify();  // drops the row it leaves empty
+    legend->setVisible(false);
+    return;
+  }
+  if (legend->layout()) legend->layout()->take(legend);  // at first: the axis rect's inset
+  grid->insertRow(0);
+  grid->addElement(0, 0, legend);
+  legend->setVisible(true);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(8);
+  legend->setMargins(QMargins(4, 1, 4, 1));
+  legend->setRowSpacing(0);
+  legend->setColumnSpacing(10);
+  grid->setRowStretchFactor(0, 0.001);
+  grid->setRowSpacing(2);
+}
+
+// A legend out of the way while the plot runs live: see showLegendAbove.
+inline void hideLegend(QCustomPlot* plot) {
+  if (QCPLayout* layout = plot->legend->layout(); layout && layout != plot->plotLayout()) {
+    layout->take(plot->legend);
+  }
+  showLegendAbove(plot, false);
+  plot->legend->setVisible(false);
 }
 
 }  // namespace kvscope::ui

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "engine/run_summary.hpp"
+#include "live_label.hpp"
 
 namespace kvscope::ui {
 
@@ -57,7 +58,9 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
     quality->addWidget(new QLabel(QString::fromLatin1(tag(p).data())), i + 2, 0);
     int column = 1;
     for (auto* cells : {&rmse_, &attention_, &runRmse_, &runAttention_}) {
-      (*cells)[u] = new QLabel(QStringLiteral("—"));
+      (*cells)[u] = new LiveLabel;
+      (*cells)[u]->setText(QStringLiteral("—"));
+      (*cells)[u]->reserveRoomFor(QStringLiteral("0.0000"));
       (*cells)[u]->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
       quality->addWidget((*cells)[u], i + 2, column++);
     }
@@ -70,15 +73,15 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   outer->addStretch();
 }
 
-QLabel* StatsPanel::addRow(const QString& key, const QString& label, const QString& help) {
+LiveLabel* StatsPanel::addRow(const QString& key, const QString& label, const QString& help) {
   auto* grid = static_cast<QGridLayout*>(form_->layout());
   const int row = grid->rowCount();
   auto* name = new QLabel(label);
   name->setToolTip(help);
-  auto* value = new QLabel(QStringLiteral("—"));
+  auto* value = new LiveLabel;  // refreshed several times a second (see LiveLabel)
+  value->setText(QStringLiteral("—"));
   value->setToolTip(help);
   value->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  value->setTextInteractionFlags(Qt::TextSelectableByMouse);
   grid->addWidget(name, row, 0);
   grid->addWidget(value, row, 1);
   values_.emplace_back(key, value);

@@ -13,6 +13,8 @@ class QLabel;
 
 namespace kvscope::ui {
 
+class LiveLabel;
+
 class StatsPanel : public QWidget {
   Q_OBJECT
  public:
@@ -29,11 +31,11 @@ class StatsPanel : public QWidget {
   void setMeasuring(bool measuring);
 
  private:
-  QLabel* addRow(const QString& key, const QString& label, const QString& help);
+  LiveLabel* addRow(const QString& key, const QString& label, const QString& help);
 
   QWidget* form_ = nullptr;
-  std::vector<std::pair<QString, QLabel*>> values_;
-  std::array<QLabel*, 4> rmse_{}, attention_{}, runRmse_{}, runAttention_{};
+  std::vector<std::pair<QString, LiveLabel*>> values_;
+  std::array<LiveLabel*, 4> rmse_{}, attention_{}, runRmse_{}, runAttention_{};
   QLabel* qualityNote_ = nullptr;
   std::deque<std::pair<double, std::uint32_t>> recentDecode_;  // (sim time, tokens) for the rate
 };

@@ -13,6 +13,7 @@
 
 #include "engine/engine.hpp"
 #include "engine_bridge.hpp"
+#include "exports.hpp"
 #include "gui_test_support.hpp"
 #include "io/metrics_csv.hpp"
 #include "io/policy_file.hpp"
@@ -20,6 +21,7 @@
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
+#include "qcustomplot_include.hpp"
 #include "temp_dir.hpp"
 
 namespace kvscope::ui {
@@ -118,6 +120,28 @@ TEST_F(ExportTest, PlotsExportAsPngAndPdf) {
   QString error;
   EXPECT_FALSE(window->exportPlot(window->pressurePlot(), QString::fromStdString(dir.file("plot.gif")), &error));
   EXPECT_TRUE(error.contains(QStringLiteral(".png or .pdf")));
+}
+
+// A live plot runs without QCustomPlot's legend (the window shows a static one beside it);
+// an exported file has no window around it, so it gets the legend back for the export only.
+TEST(PlotExport, FilesCarryTheLegendTheLivePlotLeavesOut) {
+  test::temp_dir dir;
+  QCustomPlot plot;
+  plot.resize(400, 240);
+  QCPGraph* graph = plot.addGraph();
+  graph->setName(QStringLiteral("EWMA"));
+  graph->setData({0, 1, 2}, {0.2, 0.5, 0.4});
+  plot.rescaleAxes();
+  hideLegend(&plot);
+  const QImage live = plot.toPixmap(0, 0, 2.0).toImage().convertToFormat(QImage::Format_RGB32);
+  const QString png = QString::fromStdString(dir.file("legend.png"));
+  QString error;
+  ASSERT_TRUE(exportPlotFile(&plot, png, &error)) << error.toStdString();
+  const QImage exported = QImage(png).convertToFormat(QImage::Format_RGB32);
+  ASSERT_EQ(exported.size(), live.size());
+  EXPECT_NE(exported, live);  // the legend row pushed the axis rect down
+  EXPECT_FALSE(plot.legend->visible());
+  EXPECT_EQ(plot.toPixmap(0, 0, 2.0).toImage().convertToFormat(QImage::Format_RGB32), live);
 }
 
 TEST_F(ExportTest, MetricsCsvHoldsEveryStepTheEngineRan) {

@@ -1,13 +1,8 @@
 #include "io/metrics_csv.hpp"
 
-#include <unistd.h>
-
 #include <array>
 #include <cmath>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <random>
 
 namespace kvscope {
 namespace {
@@ -79,45 +74,28 @@ std::string metrics_csv_row(const step_metrics& m) {
   return r;
 }
 
-metrics_csv_writer::~metrics_csv_writer() {
-  if (file_) {
-    std::fclose(file_);
-    std::error_code ignored;
-    std::filesystem::remove(temp_, ignored);
-  }
-}
-
 expected<void, std::string> metrics_csv_writer::open(const std::filesystem::path& path) {
-  path_ = path;
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::random_device entropy;
-  temp_ = dir / ("." + path.filename().string() + ".tmp-" + std::to_string(entropy()));
-  file_ = std::fopen(temp_.c_str(), "wx");
-  if (!file_) return unexpected{path.string() + ": cannot create file: " + std::strerror(errno)};
-  const auto header = metrics_csv_header();
-  std::fputs(header.c_str(), file_);
-  std::fputc('\n', file_);
+  error_ = {};
+  if (auto opened = file_.open(path); !opened) return opened;
+  row_ = metrics_csv_header();
+  row_ += '\n';
+  error_ = file_.write(row_);
   return {};
 }
 
 void metrics_csv_writer::write(const step_metrics& m) {
-  auto row = metrics_csv_row(m);
-  row += '\n';
-  std::fwrite(row.data(), 1, row.size(), file_);
+  if (!error_) return;
+  row_ = metrics_csv_row(m);
+  row_ += '\n';
+  error_ = file_.write(row_);
 }
 
 expected<void, std::string> metrics_csv_writer::finish() {
-  std::FILE* f = file_;
-  file_ = nullptr;
-  const bool ok = std::fflush(f) == 0 && !std::ferror(f) && ::fsync(::fileno(f)) == 0;
-  const bool closed = std::fclose(f) == 0;
-  if (!ok || !closed || std::rename(temp_.c_str(), path_.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::error_code ignored;
-    std::filesystem::remove(temp_, ignored);
-    return unexpected{path_.string() + ": cannot write file: " + why};
+  if (!error_) {
+    file_.discard();
+    return error_;
   }
-  return {};
+  return file_.commit();
 }
 
 }  // namespace kvscope

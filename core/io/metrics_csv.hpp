@@ -1,11 +1,11 @@
 #pragma once
 // Per-step metrics as CSV, streamed to a temporary file and renamed into place on finish(), so
 // a crashed or interrupted run never leaves a half-written file under the real name.
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "engine/step_metrics.hpp"
+#include "util/atomic_write.hpp"
 #include "util/expected.hpp"
 
 namespace kvscope {
@@ -17,23 +17,19 @@ std::string metrics_csv_row(const step_metrics& m);
 
 class metrics_csv_writer {
  public:
-  metrics_csv_writer() = default;
-  ~metrics_csv_writer();  // discards the temporary file unless finish() succeeded
-  metrics_csv_writer(const metrics_csv_writer&) = delete;
-  metrics_csv_writer& operator=(const metrics_csv_writer&) = delete;
-
   // Starts writing `path` (through a temporary beside it) and writes the header.
   expected<void, std::string> open(const std::filesystem::path& path);
-  bool is_open() const noexcept { return file_ != nullptr; }
-  // Precondition: is_open().
+  bool is_open() const noexcept { return file_.is_open(); }
+  // Precondition: is_open(). A write error is kept and reported by finish().
   void write(const step_metrics& m);
-  // Flushes, syncs and renames into place. Returns a message naming the path on failure.
+  // Flushes, syncs and renames into place. Returns a message naming the path on failure;
+  // the target is untouched then. A writer dropped before finish() leaves no file behind.
   expected<void, std::string> finish();
 
  private:
-  std::filesystem::path path_;
-  std::filesystem::path temp_;
-  std::FILE* file_ = nullptr;
+  atomic_file file_;
+  std::string row_;
+  expected<void, std::string> error_;  // the first write error, if any
 };
 
 }  // namespace kvscope

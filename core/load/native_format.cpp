@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "load/atomic_output.hpp"
 #include "load/json_util.hpp"
 #include "load/load_error.hpp"
+#include "util/atomic_write.hpp"
 
 namespace kvscope {
 namespace {
@@ -86,23 +86,24 @@ void append_native_line(std::string& out, const request& r) {
 
 std::uint64_t record_native(request_source& source, const std::filesystem::path& path,
                             std::string_view source_description, const progress_fn& progress) {
-  constexpr std::size_t flush_bytes = std::size_t{1} << 20;
-  atomic_output_file file(path);
-  std::string buffer = native_header_line(source_description);
+  const auto check = [](expected<void, std::string> done) {
+    if (!done) throw load_error(load_error_kind::io_failure, done.error());
+  };
+  atomic_file file;  // a failed or interrupted recording leaves no half file behind
+  check(file.open(path));
+  check(file.write(native_header_line(source_description)));
   std::uint64_t n = 0;
+  std::string line;
   for_each_request(
       source,
       [&](const request& r) {
-        append_native_line(buffer, r);
+        line.clear();
+        append_native_line(line, r);
+        check(file.write(line));
         ++n;
-        if (buffer.size() >= flush_bytes) {
-          file.write(buffer);
-          buffer.clear();
-        }
       },
       progress);
-  file.write(buffer);
-  file.commit();
+  check(file.commit());
   return n;
 }
 

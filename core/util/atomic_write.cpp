@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -10,48 +11,94 @@
 namespace kvscope {
 namespace {
 
+// Writes reach the disk in pieces this large (rows of a metrics CSV are ~200 bytes).
+constexpr std::size_t buffer_bytes = std::size_t{1} << 16;
+
 std::string errno_message(const std::filesystem::path& path, std::string_view what) {
   return path.string() + ": " + std::string(what) + ": " + std::strerror(errno);
 }
 
 }  // namespace
 
-expected<void, std::string> write_file_atomically(const std::filesystem::path& path,
-                                                  std::string_view content) {
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+atomic_file::~atomic_file() { discard(); }
+
+void atomic_file::discard() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  fd_ = -1;
+  ::unlink(temp_.c_str());
+}
+
+expected<void, std::string> atomic_file::open(std::filesystem::path target) {
+  discard();
+  target_ = std::move(target);
+  const auto dir = target_.has_parent_path() ? target_.parent_path() : std::filesystem::path(".");
   std::random_device entropy;
-  const auto temp = dir / ("." + path.filename().string() + ".tmp-" + std::to_string(entropy()));
+  temp_ = dir / ("." + target_.filename().string() + ".tmp-" + std::to_string(entropy()));
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) return unexpected{errno_message(target_, "cannot create temporary file")};
+  buffer_.clear();
+  buffer_.reserve(buffer_bytes);
+  return {};
+}
 
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return unexpected{errno_message(path, "cannot create temporary file")};
+expected<void, std::string> atomic_file::write(std::string_view bytes) {
+  assert(is_open());
+  if (buffer_.size() + bytes.size() > buffer_bytes) {
+    if (auto flushed = flush_buffer(); !flushed) return flushed;
+  }
+  if (bytes.size() >= buffer_bytes) {
+    buffer_.assign(bytes);
+    return flush_buffer();
+  }
+  buffer_.append(bytes);
+  return {};
+}
 
-  const char* data = content.data();
-  std::size_t left = content.size();
+expected<void, std::string> atomic_file::flush_buffer() {
+  const char* data = buffer_.data();
+  std::size_t left = buffer_.size();
   while (left > 0) {
-    const ssize_t n = ::write(fd, data, left);
+    const ssize_t n = ::write(fd_, data, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      auto msg = errno_message(path, "write failed");
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return unexpected{msg};
+      return unexpected{errno_message(target_, "write failed")};
     }
     data += n;
     left -= static_cast<std::size_t>(n);
   }
-  const bool synced = ::fsync(fd) == 0;
-  const bool closed = ::close(fd) == 0;
-  if (!synced || !closed) {
-    auto msg = errno_message(path, "flush failed");
-    ::unlink(temp.c_str());
-    return unexpected{msg};
+  buffer_.clear();
+  return {};
+}
+
+expected<void, std::string> atomic_file::commit() {
+  assert(is_open());
+  if (auto flushed = flush_buffer(); !flushed) {
+    discard();
+    return flushed;
   }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    auto msg = errno_message(path, "cannot replace file");
-    ::unlink(temp.c_str());
-    return unexpected{msg};
+  const bool synced = ::fsync(fd_) == 0;
+  const bool closed = ::close(fd_) == 0;
+  fd_ = -1;
+  if (!synced || !closed) {
+    auto message = errno_message(target_, "flush failed");
+    ::unlink(temp_.c_str());
+    return unexpected{message};
+  }
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+    auto message = errno_message(target_, "cannot replace file");
+    ::unlink(temp_.c_str());
+    return unexpected{message};
   }
   return {};
+}
+
+expected<void, std::string> write_file_atomically(const std::filesystem::path& path,
+                                                  std::string_view content) {
+  atomic_file file;
+  if (auto opened = file.open(path); !opened) return opened;
+  if (auto written = file.write(content); !written) return written;
+  return file.commit();
 }
 
 }  // namespace kvscope

@@ -1,4 +1,7 @@
 #pragma once
+// Files that readers see either as they were or whole: written to a temporary file in the same
+// directory, synced, then renamed over the target. Every writer of the project goes through
+// here (configs, sessions, summaries, metrics CSV, recorded loads).
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -7,9 +10,37 @@
 
 namespace kvscope {
 
-// Writes `content` to `path` so that readers see either the old file or the whole new one:
-// a temp file in the same directory, fsync, then rename over the target. Returns a message
-// naming the path on failure; the target is untouched then.
+// A file written in pieces (buffered) that appears all at once on commit(). Failures are
+// messages naming the target; the target is untouched unless commit() succeeds.
+class atomic_file {
+ public:
+  atomic_file() = default;
+  ~atomic_file();  // removes the temporary file unless commit() succeeded
+  atomic_file(const atomic_file&) = delete;
+  atomic_file& operator=(const atomic_file&) = delete;
+
+  // Creates the temporary file beside `target`.
+  expected<void, std::string> open(std::filesystem::path target);
+  bool is_open() const noexcept { return fd_ >= 0; }
+  // Appends bytes. Precondition: is_open().
+  expected<void, std::string> write(std::string_view bytes);
+  // Flushes, syncs and renames over the target; the file is closed either way.
+  // Precondition: is_open().
+  expected<void, std::string> commit();
+  // Gives up: closes and removes the temporary file (nothing if not open).
+  void discard();
+
+  const std::filesystem::path& target() const noexcept { return target_; }
+
+ private:
+  expected<void, std::string> flush_buffer();
+
+  std::filesystem::path target_, temp_;
+  int fd_ = -1;
+  std::string buffer_;
+};
+
+// Writes `content` to `path` as one atomic_file.
 expected<void, std::string> write_file_atomically(const std::filesystem::path& path,
                                                   std::string_view content);
 

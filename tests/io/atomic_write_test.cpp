@@ -31,5 +31,51 @@ TEST(AtomicWrite, FailureNamesThePathAndCreatesNothing) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+int entries_in(const std::filesystem::path& dir) {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+// Pieces small and large (past the internal buffer) arrive in order, and only on commit.
+TEST(AtomicFile, PiecesAppearWholeOnCommit) {
+  test::temp_dir dir;
+  const auto path = dir.file("rows.csv");
+  test::write_text(path, "old");
+  atomic_file file;
+  ASSERT_TRUE(file.open(path).has_value());
+  std::string expected_text;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string row = "row " + std::to_string(i) + "\n";
+    ASSERT_TRUE(file.write(row).has_value());
+    expected_text += row;
+  }
+  const std::string big(200000, 'x');
+  ASSERT_TRUE(file.write(big).has_value());
+  expected_text += big;
+  EXPECT_EQ(read_all(path), "old");  // nothing visible before the commit
+  ASSERT_TRUE(file.commit().has_value());
+  EXPECT_EQ(read_all(path), expected_text);
+  EXPECT_EQ(entries_in(dir.path()), 1);
+}
+
+TEST(AtomicFile, DroppedBeforeCommitLeavesTheTargetAndNoTemporary) {
+  test::temp_dir dir;
+  const auto path = dir.file("out.txt");
+  test::write_text(path, "kept");
+  {
+    atomic_file file;
+    ASSERT_TRUE(file.open(path).has_value());
+    ASSERT_TRUE(file.write(std::string(100000, 'y')).has_value());
+  }
+  EXPECT_EQ(read_all(path), "kept");
+  EXPECT_EQ(entries_in(dir.path()), 1);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -33,7 +33,8 @@ class EngineBridge : public QObject {
   std::uint64_t missedSteps() const { return missed_; }
   double stepsPerSecond() const { return stepRate_; }
   // Every step of this run (since the feed or the last reset) the GUI has seen: the newest
-  // in full, older ones decimated once the run is long (see metrics_history).
+  // in full, older ones decimated once the run is long (see metrics_history). The plots draw
+  // from it and the metrics CSV export writes it: it is filled before metricsArrived.
   const metrics_history& history() const { return history_; }
 
   void start(int intervalMs = 33);

@@ -167,6 +167,8 @@ void MainWindow::buildDocks() {
   loadPanel_ = new LoadPanel;
   pressurePlot_ = new PressurePlot;
   memoryPlot_ = new MemoryPlot;
+  pressurePlot_->setHistory(&bridge_->history());  // one history for the plots and the CSV
+  memoryPlot_->setHistory(&bridge_->history());
   auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea);
   auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea);
   auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea);

@@ -148,10 +148,12 @@ void MemoryPlot::setTheme(const Theme& t) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void MemoryPlot::clearHistory() {
-  history_.clear();
+void MemoryPlot::setHistory(const metrics_history* history) {
+  history_ = history;
   reloadGraphs();
 }
+
+void MemoryPlot::clearHistory() { reloadGraphs(); }
 
 void MemoryPlot::setTimeRange(double lower, double upper) {
   plot_->xAxis->setRange(lower, upper);
@@ -162,31 +164,27 @@ void MemoryPlot::requestReplot() {
   if (!replotTimer_->isActive()) replotTimer_->start();
 }
 
-void MemoryPlot::appendPoint(const HistoryPoint& p) {
+void MemoryPlot::appendPoint(const step_metrics& m) {
   double sum = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    sum += (i < 4 ? p.bytes[i] : p.scales) / unit_;
-    layers_[i]->addData(p.t, sum);
+    sum += static_cast<double>(i < 4 ? m.bytes_per_level[i] : m.scale_bytes) / unit_;
+    layers_[i]->addData(m.sim_time_s, sum);
   }
+  ++graphPoints_;
 }
 
 void MemoryPlot::reloadGraphs() {
   for (QCPGraph* g : layers_) g->data()->clear();
-  for (const HistoryPoint& p : history_.points()) appendPoint(p);
+  graphPoints_ = 0;
+  if (history_) history_->for_each_point([this](const step_metrics& m) { appendPoint(m); });
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryPlot::appendMetrics(const MetricsPtr& metrics) {
-  if (!metrics || metrics->empty()) return;
-  bool reload = false;
-  for (const step_metrics& m : *metrics) {
-    if (history_.append(m)) {
-      reload = true;
-    } else if (!reload) {
-      appendPoint(history_.points().back());
-    }
-  }
-  if (reload) {
+  if (!metrics || metrics->empty() || !history_) return;
+  for (const step_metrics& m : *metrics) appendPoint(m);
+  // As the pressure plot: follow the history's thinning now and then.
+  if (graphPoints_ > history_->point_count() + (std::size_t{1} << 15)) {
     reloadGraphs();
   } else if (isVisible()) {
     requestReplot();

@@ -6,8 +6,8 @@
 
 #include <array>
 
+#include "engine/metrics_history.hpp"
 #include "meta_types.hpp"
-#include "metric_history.hpp"
 #include "theme.hpp"
 
 class QCustomPlot;
@@ -42,6 +42,8 @@ class MemoryPlot : public QWidget {
   void setTheme(const Theme& theme);
   QCustomPlot* customPlot() const { return plot_; }
   QString summaryText() const;
+  // The steps to draw: the bridge's history, which it fills before appendMetrics is called.
+  void setHistory(const metrics_history* history);
 
  public Q_SLOTS:
   void appendMetrics(const kvscope::ui::MetricsPtr& metrics);
@@ -55,7 +57,7 @@ class MemoryPlot : public QWidget {
  private:
   void reloadGraphs();
   void requestReplot();
-  void appendPoint(const HistoryPoint& p);
+  void appendPoint(const step_metrics& m);
   void updateDonut(const step_metrics& m, bool exact);
 
   QCustomPlot* plot_ = nullptr;
@@ -69,7 +71,8 @@ class MemoryPlot : public QWidget {
   LiveLabel* summary_ = nullptr;
   QTimer* replotTimer_ = nullptr;
   const Theme* theme_ = &lightTheme();
-  MetricHistory history_;
+  const metrics_history* history_ = nullptr;
+  std::size_t graphPoints_ = 0;  // points in the graphs: the history's, plus those appended since
   double budget_ = 0;
   double unit_ = 1024.0 * 1024.0;  // bytes per axis unit: MiB or GiB
 

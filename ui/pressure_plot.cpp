@@ -17,9 +17,9 @@ namespace kvscope::ui {
 // strip along the bottom, one run per level between transitions.
 class LevelBackground : public QCPLayerable {
  public:
-  LevelBackground(QCustomPlot* plot, const MetricHistory& history)
-      : QCPLayerable(plot, QStringLiteral("levels")), history_(history) {}
+  explicit LevelBackground(QCustomPlot* plot) : QCPLayerable(plot, QStringLiteral("levels")) {}
   void setTheme(const Theme* theme) { theme_ = theme; }
+  void setHistory(const metrics_history* history) { history_ = history; }
 
  protected:
   void applyDefaultAntialiasingHint(QCPPainter* painter) const override {
@@ -27,8 +27,7 @@ class LevelBackground : public QCPLayerable {
   }
   QRect clipRect() const override { return mParentPlot->axisRect()->rect(); }
   void draw(QCPPainter* painter) override {
-    const auto& pts = history_.points();
-    if (pts.empty()) return;
+    if (!history_ || history_->empty()) return;
     QCPAxis* x = mParentPlot->xAxis;
     const QRect area = mParentPlot->axisRect()->rect();
     const int strip = 7;
@@ -40,25 +39,28 @@ class LevelBackground : public QCPLayerable {
       if (level != precision::fp16) painter->fillRect(run.adjusted(0, 0, 0, -strip), theme_->levelTint[i]);
       painter->fillRect(QRect(run.left(), area.bottom() - strip + 1, run.width(), strip), theme_->level[i]);
     };
-    double start = pts.front().t;
-    precision level = pts.front().level;
+    double start = history_->first_point().sim_time_s;
+    precision level = history_->first_point().level;
     bool first = true;
-    for (const LevelTransition& tr : history_.transitions()) {
-      if (tr.t < start) continue;
-      paintRun(start, tr.t, first ? tr.from : level);
+    for (const level_transition& tr : history_->transitions()) {
+      if (tr.sim_time_s < start) continue;
+      paintRun(start, tr.sim_time_s, first ? tr.from : level);
       first = false;
-      start = tr.t;
+      start = tr.sim_time_s;
       level = tr.to;
     }
-    paintRun(start, pts.back().t, level);
+    paintRun(start, history_->last_point().sim_time_s, level);
   }
 
  private:
-  const MetricHistory& history_;
+  const metrics_history* history_ = nullptr;
   const Theme* theme_ = &lightTheme();
 };
 
 namespace {
+
+// Points the graphs may hold beyond the history's before they are reloaded from it.
+constexpr std::size_t reloadSlack = 1 << 15;
 
 QCPItemLine* makeLine(QCustomPlot* plot) {
   auto* line = new QCPItemLine(plot);
@@ -127,7 +129,7 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   plot_->addLayer(QStringLiteral("levels"), plot_->layer(QStringLiteral("background")), QCustomPlot::limAbove);
   plot_->addLayer(QStringLiteral("bands"), plot_->layer(QStringLiteral("levels")), QCustomPlot::limAbove);
   plot_->addLayer(QStringLiteral("captions"), plot_->layer(QStringLiteral("main")), QCustomPlot::limAbove);
-  levels_ = new LevelBackground(plot_, history_);
+  levels_ = new LevelBackground(plot_);
   layout->addWidget(plot_, 1);
 
   usage_ = plot_->addGraph();
@@ -253,8 +255,13 @@ void PressurePlot::setPolicy(const policy_config& config) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void PressurePlot::setHistory(const metrics_history* history) {
+  history_ = history;
+  levels_->setHistory(history);
+  clearHistory();
+}
+
 void PressurePlot::clearHistory() {
-  history_.clear();
   markersShown_ = 0;
   reloadGraphs();
   updateRange();
@@ -262,36 +269,38 @@ void PressurePlot::clearHistory() {
 }
 
 void PressurePlot::appendMetrics(const MetricsPtr& metrics) {
-  if (!metrics) return;
-  bool reload = false;
+  if (!metrics || metrics->empty() || !history_) return;
   QVector<double> t, usage, ewma;
   for (const step_metrics& m : *metrics) {
-    reload |= history_.append(m);
     t.push_back(m.sim_time_s);
     usage.push_back(m.kv_cache_usage_perc);
     ewma.push_back(m.pressure_ewma);
   }
-  if (reload) {
+  usage_->addData(t, usage, true);
+  ewma_->addData(t, ewma, true);
+  graphPoints_ += metrics->size();
+  // The history forgets detail of old steps; the graphs follow it now and then rather than
+  // grow without bound (a reload is a few ms for the ~70,000 points the history keeps).
+  if (graphPoints_ > history_->point_count() + reloadSlack) {
     reloadGraphs();
-  } else if (!t.isEmpty()) {
-    usage_->addData(t, usage, true);
-    ewma_->addData(t, ewma, true);
+  } else if (history_->transitions_seen() != markersShown_) {
+    updateMarkers();
   }
-  if (history_.transitionsSeen() != markersShown_ || reload) updateMarkers();
-  if (!t.isEmpty()) {
-    updateRange();
-    if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
-  }
+  updateRange();
+  if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PressurePlot::reloadGraphs() {
   QVector<QCPGraphData> usage, ewma;
-  usage.reserve(static_cast<qsizetype>(history_.points().size()));
-  ewma.reserve(usage.capacity());
-  for (const HistoryPoint& p : history_.points()) {
-    usage.push_back({p.t, p.usage});
-    ewma.push_back({p.t, p.ewma});
+  if (history_) {
+    usage.reserve(static_cast<qsizetype>(history_->point_count()));
+    ewma.reserve(usage.capacity());
+    history_->for_each_point([&](const step_metrics& m) {
+      usage.push_back({m.sim_time_s, m.kv_cache_usage_perc});
+      ewma.push_back({m.sim_time_s, m.pressure_ewma});
+    });
   }
+  graphPoints_ = static_cast<std::size_t>(usage.size());
   usage_->data()->set(usage, true);
   ewma_->data()->set(ewma, true);
   updateMarkers();
@@ -299,19 +308,21 @@ void PressurePlot::reloadGraphs() {
 
 void PressurePlot::updateMarkers() {
   QVector<QCPGraphData> up, down;
-  for (const LevelTransition& tr : history_.transitions()) {
-    (ordinal(tr.to) > ordinal(tr.from) ? up : down).push_back({tr.t, tr.ewma});
+  if (history_) {
+    for (const level_transition& tr : history_->transitions()) {
+      (ordinal(tr.to) > ordinal(tr.from) ? up : down).push_back({tr.sim_time_s, tr.ewma});
+    }
   }
   compress_->data()->set(up, true);
   relax_->data()->set(down, true);
-  markersShown_ = history_.transitionsSeen();
+  markersShown_ = history_ ? history_->transitions_seen() : 0;
 }
 
 void PressurePlot::updateRange() {
   if (!live_) return;
   // A young run fills the width (the axis grows with it) instead of hugging the left edge;
   // once it is longer than the window, the window scrolls.
-  const double end = history_.empty() ? 0 : history_.points().back().t;
+  const double end = !history_ || history_->empty() ? 0 : history_->last_point().sim_time_s;
   const double upper = end < window_ ? std::min(window_, std::max(2.0, end * 1.08)) : end;
   plot_->xAxis->setRange(std::max(0.0, upper - window_), upper);
 }
@@ -325,8 +336,8 @@ void PressurePlot::setLive(bool live) {
 
 void PressurePlot::showAll() {
   setLive(false);
-  if (history_.empty()) return;
-  plot_->xAxis->setRange(history_.points().front().t, std::max(history_.points().back().t, 1.0));
+  if (!history_ || history_->empty()) return;
+  plot_->xAxis->setRange(history_->first_point().sim_time_s, std::max(history_->last_point().sim_time_s, 1.0));
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -5,8 +5,8 @@
 // Live mode scrolls a window over the newest data; dragging or zooming browses the history.
 #include <QWidget>
 
+#include "engine/metrics_history.hpp"
 #include "meta_types.hpp"
-#include "metric_history.hpp"
 #include "theme.hpp"
 
 class QCustomPlot;
@@ -29,7 +29,8 @@ class PressurePlot : public QWidget {
 
   void setTheme(const Theme& theme);
   QCustomPlot* customPlot() const { return plot_; }
-  const MetricHistory& history() const { return history_; }
+  // The steps to draw: the bridge's history, which it fills before appendMetrics is called.
+  void setHistory(const metrics_history* history);
   const policy_config& policy() const { return policy_; }
   bool isLive() const { return live_; }
   // The time axis' current range (simulated seconds).
@@ -39,7 +40,7 @@ class PressurePlot : public QWidget {
   double q4BandBottom() const;
 
  public Q_SLOTS:
-  // New steps, each once (from EngineBridge::metricsArrived).
+  // New steps, each once (from EngineBridge::metricsArrived), already in the history.
   void appendMetrics(const kvscope::ui::MetricsPtr& metrics);
   // Moves the lines and bands at once (the slider's value, before the engine confirms it).
   void setPolicy(const kvscope::policy_config& config);
@@ -76,7 +77,8 @@ class PressurePlot : public QWidget {
   ColorLegend* seriesLegend_ = nullptr;  // the lines and markers
 
   const Theme* theme_ = &lightTheme();
-  MetricHistory history_;
+  const metrics_history* history_ = nullptr;
+  std::size_t graphPoints_ = 0;  // points in the graphs: the history's, plus those appended since
   policy_config policy_{};
   std::uint64_t markersShown_ = 0;
   bool live_ = true;

@@ -10,7 +10,6 @@
 #include "gui_test_support.hpp"
 #include "io/metrics_csv.hpp"
 #include "load/generator_spec.hpp"
-#include "metric_history.hpp"
 #include "run_loader.hpp"
 #include "run_setup.hpp"
 #include "temp_dir.hpp"
@@ -89,23 +88,6 @@ TEST(EngineBridge, PostedPolicyIsNotPulledBackByOlderSnapshots) {
   feed->snapshot = old;
   bridge.poll();
   EXPECT_EQ(policy.count(), 1) << "only the first one";
-}
-
-TEST(MetricHistory, ThinsOldPointsKeepsRecentAndTransitions) {
-  MetricHistory h(100, 40);
-  step_metrics m;
-  for (std::uint64_t i = 0; i < 1000; ++i) {
-    m.step = i;
-    m.sim_time_s = static_cast<double>(i);
-    m.level = (i / 50) % 2 ? precision::q8 : precision::fp16;
-    h.append(m);
-  }
-  EXPECT_LT(h.points().size(), 100u);
-  EXPECT_EQ(h.stepsSeen(), 1000u);
-  const auto& p = h.points();
-  for (std::size_t i = p.size() - 40; i < p.size(); ++i) EXPECT_EQ(p[i].step, 1000 - p.size() + i);
-  for (std::size_t i = 1; i < p.size(); ++i) EXPECT_LT(p[i - 1].t, p[i].t);
-  EXPECT_EQ(h.transitions().size(), 19u);
 }
 
 TEST(RunSetup, TheDemoClimbsThroughQ8AndQ4AndFallsBackWithinAMinute) {

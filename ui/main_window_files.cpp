@@ -1,0 +1,244 @@
+// MainWindow's files: export and import of policy configs, plots, metrics and sessions, the
+// window screenshot, and starting a new run from a trace, the load panel or a session (off the
+// GUI thread, through RunLoader). The layout and the live updates are in main_window.cpp.
+#include "main_window.hpp"
+
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStatusBar>
+
+#include "engine_bridge.hpp"
+#include "engine/run_summary.hpp"
+#include "exports.hpp"
+#include "io/policy_file.hpp"
+#include "load_panel.hpp"
+#include "memory_plot.hpp"
+#include "policy_panel.hpp"
+#include "pressure_plot.hpp"
+#include "run_loader.hpp"
+#include "run_panel.hpp"
+#include "run_setup.hpp"
+#include "stats_panel.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+// True when the file is a kvscope session (its JSON names "kvscope_session" near the top).
+bool looksLikeSession(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return false;
+  return f.read(4096).contains("\"kvscope_session\"");
+}
+
+}  // namespace
+
+QString MainWindow::askSavePath(const QString& title, const QString& filters, const QString& defaultName) {
+  QSettings s;
+  const QString dir = s.value(QStringLiteral("files/lastDir"), QDir::homePath()).toString();
+  QString selected;
+  QString path = QFileDialog::getSaveFileName(this, title, QDir(dir).filePath(defaultName), filters, &selected);
+  if (path.isEmpty()) return path;
+  if (QFileInfo(path).suffix().isEmpty()) {  // take the extension from the chosen filter
+    const qsizetype star = selected.indexOf(QStringLiteral("*."));
+    if (star >= 0) path += selected.mid(star + 1, selected.indexOf(QLatin1Char(')'), star) - star - 1);
+  }
+  if (options_.persistSettings) s.setValue(QStringLiteral("files/lastDir"), QFileInfo(path).absolutePath());
+  return path;
+}
+
+void MainWindow::report(bool ok, const QString& success, const QString& error) {
+  if (ok) {
+    if (!success.isEmpty()) statusBar()->showMessage(success, 6000);
+    return;
+  }
+  statusBar()->showMessage(error, 15000);
+  // Window-modal but not blocking: the engine keeps running behind it.
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("kvscope"), error, QMessageBox::Ok, this);
+  box->setObjectName(QStringLiteral("errorBox"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+QString MainWindow::askOpenPath(const QString& title, const QString& filters) {
+  QSettings s;
+  const QString dir = s.value(QStringLiteral("files/lastDir"), QDir::homePath()).toString();
+  const QString path = QFileDialog::getOpenFileName(this, title, dir, filters);
+  if (!path.isEmpty() && options_.persistSettings) {
+    s.setValue(QStringLiteral("files/lastDir"), QFileInfo(path).absolutePath());
+  }
+  return path;
+}
+
+bool MainWindow::exportPolicyConfig(const QString& path, QString* error) {
+  const policy_config config = policyPanel_->config();
+  policy_provenance prov;
+  prov.load = run_.load_spec;
+  prov.model = run_.options.model;
+  prov.budget_bytes = run_.options.budget_bytes;
+  // What this run achieved so far, as kvscope-cli's summary reports it.
+  if (const auto snap = bridge_->current(); snap && snap->summary) {
+    prov.metrics.emplace_back("steps", static_cast<double>(snap->summary->steps));
+    for (auto& m : summary_metrics(*snap->summary)) prov.metrics.push_back(std::move(m));
+  }
+  const auto written = write_policy_config(path.toStdString(), config, &prov);
+  if (!written) {
+    if (error) *error = QString::fromStdString(written.error());
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::importPolicyConfig(const QString& path, QString* error) {
+  const auto config = read_policy_config(path.toStdString());
+  if (!config) {
+    if (error) *error = QString::fromStdString(config.error());
+    return false;
+  }
+  policyPanel_->setConfig(*config);
+  pressurePlot_->setPolicy(*config);
+  bridge_->postPolicy(*config);
+  return true;
+}
+
+bool MainWindow::exportPlot(QWidget* plot, const QString& path, QString* error) {
+  QCustomPlot* custom = plot == pressurePlot_ ? pressurePlot_->customPlot()
+                        : plot == memoryPlot_ ? memoryPlot_->customPlot() : nullptr;
+  if (!custom) {
+    if (error) *error = tr("no such plot");
+    return false;
+  }
+  return exportPlotFile(custom, path, error);
+}
+
+bool MainWindow::exportMetrics(const QString& path, QString* error) {
+  QString note;
+  if (!exportMetricsCsv(bridge_->history(), path, error, &note)) return false;
+  statusBar()->showMessage(tr("Metrics written to %1: %2").arg(path, note), 8000);
+  return true;
+}
+
+bool MainWindow::saveSession(const QString& path, QString* error) {
+  const auto snap = bridge_->current();
+  if (!snap) {
+    if (error) *error = tr("%1: nothing to save yet (no snapshot from the engine)").arg(path);
+    return false;
+  }
+  const auto written = write_session(path.toStdString(), sessionAt(run_, *snap));
+  if (!written) {
+    if (error) *error = QString::fromStdString(written.error());
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error) {
+  const QPixmap shot = grab();
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || !shot.save(&file, "PNG") || !file.commit()) {
+    if (error) *error = tr("%1: could not write the screenshot (%2)").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+quint64 MainWindow::startRun(session run, const QString& what) {
+  return prepareRun(std::move(run), what, false);
+}
+
+quint64 MainWindow::prepareRun(session run, const QString& what, bool replay) {
+  // A replayed session runs flat out to its saved step (then pauses); anything else at the pace
+  // the run panel shows.
+  const runner_options options = liveRunnerOptions(replay ? 0.0 : runPanel_->stepsPerSecond());
+  loadPanel_->showProgress(0, tr("Preparing %1…").arg(what));
+  progress_->setValue(0);
+  progress_->setVisible(true);
+  statusBar()->showMessage(tr("Preparing %1… (the current run goes on meanwhile)").arg(what));
+  return loader_->start(std::move(run), options, [this, what, replay](RunLoader::Result&& r) {
+    loadPanel_->showProgress(-1, {});
+    progress_->setVisible(false);
+    if (!r.feed) {  // the reader's message; the running load is untouched
+      loadPanel_->showMessage(r.error, true);
+      report(false, QString(), r.error);
+      Q_EMIT runFailed(r.error);
+      return;
+    }
+    run_ = std::move(r.run);
+    bridge_->setFeed(std::move(r.feed));
+    if (replay) runPanel_->setStepsPerSecond(0);
+    runPanel_->setSeed(seedOf(run_));
+    runPanel_->showEngineState(true);
+    loadPanel_->showRun(run_);
+    statsPanel_->setMeasuring(run_.options.payload == payload_mode::data);
+    showRunDescription();
+    const QString done = r.note.isEmpty() ? tr("Running %1").arg(what)
+                                          : tr("Running %1 (%2)").arg(what, r.note);
+    loadPanel_->showMessage(done, false);
+    statusBar()->showMessage(done, 8000);
+    if (options_.persistSettings && !isGenerated(run_)) {
+      QSettings().setValue(QStringLiteral("files/lastLoad"), QString::fromStdString(run_.load_spec));
+    }
+    Q_EMIT runStarted(what);
+  });
+}
+
+quint64 MainWindow::openTrace(const QString& path) {
+  // The panel changes only once the trace runs (showRun); until then it shows what runs now.
+  return applyLoadPanel(path);
+}
+
+quint64 MainWindow::applyLoadPanel() { return applyLoadPanel(QString()); }
+
+quint64 MainWindow::applyLoadPanel(const QString& trace) {
+  auto next = loadPanel_->run(run_, trace);
+  if (!next) {
+    loadPanel_->showMessage(next.error(), true);
+    report(false, QString(), next.error());
+    Q_EMIT runFailed(next.error());
+    return 0;
+  }
+  next->options.policy = policyPanel_->config();  // the policy as tuned so far carries over
+  const QString what = !isGenerated(*next) ? QFileInfo(QString::fromStdString(next->load_spec)).fileName()
+                                           : tr("the generated load");
+  return startRun(std::move(*next), what);
+}
+
+quint64 MainWindow::importSession(const QString& path) {
+  auto s = read_session(path.toStdString());
+  if (!s) {
+    const QString error = QString::fromStdString(s.error());
+    loadPanel_->showMessage(error, true);
+    report(false, QString(), error);
+    Q_EMIT runFailed(error);
+    return 0;
+  }
+  return prepareRun(std::move(*s), tr("session %1").arg(QFileInfo(path).fileName()), true);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.isEmpty()) return;
+  const QString path = urls.front().toLocalFile();
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  event->acceptProposedAction();
+  if (looksLikeSession(path)) {
+    importSession(path);
+  } else if (suffix == QLatin1String("toml") || suffix == QLatin1String("json")) {
+    QString error;
+    report(importPolicyConfig(path, &error), tr("Policy imported from %1").arg(path), error);
+  } else {
+    openTrace(path);
+  }
+}
+
+}  // namespace kvscope::ui

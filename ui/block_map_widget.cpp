@@ -56,7 +56,10 @@ void BlockMapWidget::setTheme(const Theme& theme) {
 }
 
 void BlockMapWidget::setSnapshot(const SnapshotPtr& snapshot) {
+  // Snapshots between two pool views (a big pool) share the last one: nothing to redraw.
+  const bool samePool = snapshot_ && snapshot && snapshot_->pool == snapshot->pool;
   snapshot_ = snapshot;
+  if (samePool) return;
   if (selected_ != no_sequence) rebuildHighlight();
   dirty_ = true;
   update();
@@ -88,7 +91,7 @@ void BlockMapWidget::focusBlock(int frame, int slot) {
 void BlockMapWidget::rebuildHighlight() {
   highlight_.clear();
   if (selected_ == no_sequence || !snapshot_) return;
-  const auto& seqs = snapshot_->sequences;
+  const auto& seqs = snapshot_->pool->sequences;
   const auto it = std::find_if(seqs.begin(), seqs.end(),
                                [&](const sequence_summary& s) { return s.id == selected_; });
   if (it == seqs.end()) {
@@ -98,7 +101,7 @@ void BlockMapWidget::rebuildHighlight() {
     Q_EMIT sequenceSelected(no_sequence);
     return;
   }
-  highlight_.assign(snapshot_->frames.frames.size(), 0);
+  highlight_.assign(snapshot_->pool->frames.frames.size(), 0);
   for (const block_location& b : it->block_table) {
     if (b.frame < highlight_.size()) highlight_[b.frame] |= static_cast<std::uint8_t>(1u << b.slot);
   }
@@ -106,7 +109,7 @@ void BlockMapWidget::rebuildHighlight() {
 
 void BlockMapWidget::ensureImage() {
   const QSize device(static_cast<int>(width() * dpr()), static_cast<int>(height() * dpr()));
-  const int frames = snapshot_ ? static_cast<int>(snapshot_->frames.frames.size()) : 0;
+  const int frames = snapshot_ ? static_cast<int>(snapshot_->pool->frames.frames.size()) : 0;
   if (layout_.size != device || layout_.frameCount != frames) {
     layout_ = BlockMapLayout::compute(device, frames, static_cast<int>(44 * dpr()));
     dirty_ = true;
@@ -115,7 +118,7 @@ void BlockMapWidget::ensureImage() {
   QElapsedTimer timer;
   timer.start();
   static const frame_map empty;
-  renderBlockMap(image_, snapshot_ ? snapshot_->frames : empty, layout_, colors_, mode_, highlight_,
+  renderBlockMap(image_, snapshot_ ? snapshot_->pool->frames : empty, layout_, colors_, mode_, highlight_,
                  renderThreads_);
   image_.setDevicePixelRatio(dpr());
   lastFillMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -137,7 +140,7 @@ void BlockMapWidget::paintEvent(QPaintEvent*) {
 void BlockMapWidget::drawOverlay(QPainter& p) {
   const QColor ink = theme_->text;
   if (selected_ != no_sequence && snapshot_ && layout_.cell * 1.0 / dpr() >= 5) {
-    const auto& seqs = snapshot_->sequences;
+    const auto& seqs = snapshot_->pool->sequences;
     const auto it = std::find_if(seqs.begin(), seqs.end(),
                                  [&](const sequence_summary& s) { return s.id == selected_; });
     if (it != seqs.end() && !it->block_table.empty()) {
@@ -200,10 +203,10 @@ QRectF BlockMapWidget::frameRect(int frame) const {
 }
 
 QRectF BlockMapWidget::slotRect(int frame, int slot) const {
-  if (!snapshot_ || frame < 0 || static_cast<std::size_t>(frame) >= snapshot_->frames.frames.size()) {
+  if (!snapshot_ || frame < 0 || static_cast<std::size_t>(frame) >= snapshot_->pool->frames.frames.size()) {
     return {};
   }
-  const int count = snapshot_->frames.frames[static_cast<std::size_t>(frame)].slot_count;
+  const int count = snapshot_->pool->frames.frames[static_cast<std::size_t>(frame)].slot_count;
   const QRect r = layout_.slotRect(frame, slot, count);
   const double k = 1.0 / dpr();
   return QRectF(r.x() * k, r.y() * k, r.width() * k, r.height() * k);
@@ -215,12 +218,12 @@ BlockMapWidget::Target BlockMapWidget::targetAt(QPoint pos) const {
   const auto hit = layout_.hitTest(QPoint(static_cast<int>(pos.x() * dpr()),
                                           static_cast<int>(pos.y() * dpr())));
   if (hit.firstFrame < 0 ||
-      static_cast<std::size_t>(hit.lastFrame) >= snapshot_->frames.frames.size()) {
+      static_cast<std::size_t>(hit.lastFrame) >= snapshot_->pool->frames.frames.size()) {
     return t;
   }
   t.frame = hit.firstFrame;
   t.lastFrame = hit.lastFrame;
-  const frame_info& f = snapshot_->frames.frames[static_cast<std::size_t>(t.frame)];
+  const frame_info& f = snapshot_->pool->frames.frames[static_cast<std::size_t>(t.frame)];
   if (layout_.detailed()) {
     t.slot = layout_.slotAt(hit.localX, hit.localY, f.slot_count);
   } else {  // too small to aim at a slot: take the first used one
@@ -235,8 +238,8 @@ BlockMapWidget::Target BlockMapWidget::targetAt(QPoint pos) const {
 QString BlockMapWidget::describeAt(QPoint pos) const {
   const Target t = targetAt(pos);
   if (t.frame < 0) return {};
-  const auto& frames = snapshot_->frames.frames;
-  const std::uint32_t bs = snapshot_->frames.block_size;
+  const auto& frames = snapshot_->pool->frames.frames;
+  const std::uint32_t bs = snapshot_->pool->frames.block_size;
   if (t.lastFrame > t.frame) {
     int used = 0, freeCount = 0;
     std::array<int, 4> blocks{};
@@ -300,11 +303,11 @@ void BlockMapWidget::mousePressEvent(QMouseEvent* e) {
   const Target t = targetAt(e->position().toPoint());
   sequence_id owner = no_sequence;
   if (t.frame >= 0) {
-    const auto& slot = snapshot_->frames.frames[static_cast<std::size_t>(t.frame)]
+    const auto& slot = snapshot_->pool->frames.frames[static_cast<std::size_t>(t.frame)]
                            .blocks[static_cast<std::size_t>(t.slot)];
     if (slot.refcount > 0) owner = slot.owner;
     if (slot.refcount > 0 && owner == no_sequence) {  // shared, its allocating sequence gone
-      for (const sequence_summary& seq : snapshot_->sequences) {
+      for (const sequence_summary& seq : snapshot_->pool->sequences) {
         for (const block_location& b : seq.block_table) {
           if (b.frame == static_cast<std::uint32_t>(t.frame) && b.slot == t.slot) owner = seq.id;
         }

@@ -136,7 +136,7 @@ void BlockTablePanel::showSequence(sequence_id id) {
 void BlockTablePanel::refresh() {
   const sequence_summary* seq = nullptr;
   if (snapshot_ && sequence_ != no_sequence) {
-    for (const auto& s : snapshot_->sequences) {
+    for (const auto& s : snapshot_->pool->sequences) {
       if (s.id == sequence_) seq = &s;
     }
   }
@@ -173,7 +173,7 @@ void BlockTablePanel::refresh() {
           .arg(seq->prompt_tokens).arg(decoded).arg(seq->output_tokens)
           .arg(seq->block_table.size()).arg(frames.size()).arg(tiers)
           .arg(sharedCount > 0 ? tr(", %1 shared with other sequences").arg(sharedCount) : QString()));
-  model_->setRows(seq->block_table, snapshot_->frames.block_size, seq->tokens);
+  model_->setRows(seq->block_table, snapshot_->pool->frames.block_size, seq->tokens);
 }
 
 }  // namespace kvscope::ui

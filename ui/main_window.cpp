@@ -454,15 +454,15 @@ void MainWindow::onHistoryReset() {
 }
 
 void MainWindow::updateMapHeader(const SnapshotPtr& s) {
-  const std::size_t frames = s->frames.frames.size();
+  const std::size_t frames = s->pool->frames.frames.size();
   std::size_t used = 0;
-  for (const frame_info& f : s->frames.frames) used += !f.is_free();
+  for (const frame_info& f : s->pool->frames.frames) used += !f.is_free();
   mapDetails_->setText(tr("— %1 frames × %2 (%3 budget, model %4) · %5 frames in use · %6 sequences running")
                          .arg(frames)
-                         .arg(QString::fromStdString(format_byte_size(s->frames.frame_bytes)),
+                         .arg(QString::fromStdString(format_byte_size(s->pool->frames.frame_bytes)),
                               QString::fromStdString(format_byte_size(s->budget_bytes)),
                               QString::fromStdString(run_.options.model))
-                         .arg(used).arg(s->sequences.size()));
+                         .arg(used).arg(s->pool->sequences.size()));
 }
 
 void MainWindow::updateSelectionHint(sequence_id id) {

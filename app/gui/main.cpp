@@ -275,8 +275,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(select)) {
       QTimer::singleShot(std::max(0, wait - 400), &window, [&window] {
         const auto snap = window.bridge()->current();
-        if (!snap || snap->sequences.empty()) return;
-        const auto& seqs = snap->sequences;
+        if (!snap || snap->pool->sequences.empty()) return;
+        const auto& seqs = snap->pool->sequences;
         const auto most = std::max_element(seqs.begin(), seqs.end(), [](const auto& a, const auto& b) {
           return a.block_table.size() < b.block_table.size();
         });

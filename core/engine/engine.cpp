@@ -230,16 +230,23 @@ expected<void, std::string> engine::reconfigure(const policy_config& config) {
   return {};
 }
 
-engine_snapshot engine::snapshot() const {
+engine_snapshot engine::snapshot(bool with_pool) const {
   engine_snapshot s;
   s.step = steps_;
   s.sim_time_s = clock_s_;
   s.finished = finished();
   s.latest = last_;
-  cache_->pool().snapshot(s.frames);
   s.policy = policy_.config();
   s.policy_now = policy_.state();
   s.budget_bytes = cache_->pool().budget_bytes();
+  if (with_pool) s.pool = std::make_shared<const pool_view>(view_pool());
+  return s;
+}
+
+pool_view engine::view_pool() const {
+  pool_view v;
+  v.step = steps_;
+  cache_->pool().snapshot(v.frames);
   for (const auto& q : sched_->running()) {
     sequence_summary summary;
     summary.id = kv_->cache_id(q.id);
@@ -254,9 +261,9 @@ engine_snapshot engine::snapshot() const {
         summary.block_table.push_back({info.frame, info.slot, info.tier, info.refcount > 1});
       }
     }
-    s.sequences.push_back(std::move(summary));
+    v.sequences.push_back(std::move(summary));
   }
-  return s;
+  return v;
 }
 
 }  // namespace kvscope

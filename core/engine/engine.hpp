@@ -106,8 +106,10 @@ class engine {
   // Adopts a new policy config from the next step on; the validation reason otherwise.
   expected<void, std::string> reconfigure(const policy_config& config);
 
-  // Frame map, running sequences with block tables, policy state; the runner adds the rest.
-  engine_snapshot snapshot() const;
+  // Step, metrics, policy state and (with_pool) a new pool_view; the runner adds the rest.
+  engine_snapshot snapshot(bool with_pool = true) const;
+  // Every frame and the running sequences' block tables now: what a pool_view holds.
+  pool_view view_pool() const;
 
  private:
   void pull_arrivals();

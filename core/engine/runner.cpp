@@ -1,5 +1,6 @@
 #include "engine/runner.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <type_traits>
 
@@ -139,7 +140,18 @@ void runner::publish(bool force) {
   if (!force && now - last_publish_ < options_.snapshot_interval) return;
   publish_pending_ = false;
   last_publish_ = now;
-  auto snapshot = std::make_shared<engine_snapshot>(engine_->snapshot());
+  auto snapshot = std::make_shared<engine_snapshot>(engine_->snapshot(false));
+  if (force || !pool_ || now >= next_pool_) {
+    // Its cost grows with the pool (a 262,144-frame pool is ~20 MB to fill): space them so
+    // they take at most pool_view_share of the engine's time, and never more often than
+    // snapshots.
+    pool_ = std::make_shared<const pool_view>(engine_->view_pool());
+    const auto cost = std::chrono::steady_clock::now() - now;
+    const auto spacing = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        cost / std::max(options_.pool_view_share, 1e-3));
+    next_pool_ = now + std::max<std::chrono::steady_clock::duration>(options_.snapshot_interval, spacing);
+  }
+  snapshot->pool = pool_;
   if (!unpublished_.empty()) {
     chunked_steps_ += unpublished_.size();
     chunks_.push_back(std::make_shared<const std::vector<step_metrics>>(unpublished_));

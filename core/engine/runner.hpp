@@ -26,6 +26,11 @@ struct runner_options {
   bool start_playing = false;
   double steps_per_second = 0;                    // 0 = as fast as possible
   std::chrono::milliseconds snapshot_interval{33};  // ~30 snapshots a second at most
+  // The most of the engine thread's time that building pool views (every frame of the pool,
+  // every block table) may take: on a big pool they are rebuilt less often than snapshots are
+  // published, and the snapshots in between share the last one. A forced publish (a command
+  // applied, a pause, a step) always takes a new one.
+  double pool_view_share = 0.05;
   // Threads the engine's parallel work (quantization, migration, quality) may use, in a task
   // arena of its own; 0 = all cores. A GUI leaves itself a core: on few cores, sharing every
   // core with a redrawing front end stalls each parallel step on a worker the front end delays.
@@ -98,6 +103,8 @@ class runner final : public engine_feed {
   std::size_t chunked_steps_ = 0;
   std::uint64_t generation_ = 0;
   std::chrono::steady_clock::time_point last_publish_{};
+  std::shared_ptr<const pool_view> pool_;  // the newest pool view (engine thread only)
+  std::chrono::steady_clock::time_point next_pool_{};  // when a new one is due
   std::atomic<bool> playing_{false};
   std::uint32_t pending_steps_ = 0;
   double steps_per_second_ = 0;

@@ -36,6 +36,16 @@ struct sequence_summary {
   std::vector<block_location> block_table;  // logical index → physical location
 };
 
+// The pool as the block map draws it: every frame, and the running sequences with their block
+// tables, taken together at one step. Snapshots share it: on a big pool the runner rebuilds it
+// less often than it publishes (runner_options::pool_view_share), so `step` may be older than
+// the snapshot's.
+struct pool_view {
+  std::uint64_t step = 0;
+  frame_map frames;
+  std::vector<sequence_summary> sequences;  // running sequences, admission order
+};
+
 struct engine_snapshot {
   std::uint64_t step = 0;
   double sim_time_s = 0;
@@ -46,8 +56,7 @@ struct engine_snapshot {
   std::vector<std::shared_ptr<const std::vector<step_metrics>>> recent_chunks;
   std::uint64_t generation = 0;  // +1 on every reset: step numbers start again at 0
   step_metrics latest;                    // the most recent step (also valid with no new steps)
-  frame_map frames;
-  std::vector<sequence_summary> sequences;  // running sequences, admission order
+  std::shared_ptr<const pool_view> pool;  // never null
   policy_config policy;
   policy_state policy_now;
   std::uint64_t budget_bytes = 0;

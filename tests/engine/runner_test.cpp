@@ -92,6 +92,48 @@ TEST(Runner, SlowReaderNeverBlocksTheEngine) {
   EXPECT_EQ(held->step, 0u);  // the held snapshot is immutable
 }
 
+// The pool view (every frame, every block table) is shared between snapshots and rebuilt at
+// most at its time budget, but it is never missing, never from the future, and exact whenever
+// the engine stops (a pause, a step): what a paused block map shows is the engine's state.
+TEST(Runner, PoolViewsAreNeverNewerThanTheSnapshotAndExactWhenPaused) {
+  // A budget this small spaces the views far apart while playing.
+  const auto long_load = [] {
+    return std::make_unique<engine>(
+        test::tiny_options(8ull << 20, payload_mode::accounting),
+        test::gen_load("gen:rate=30,prompt=lognormal:600:0.6,output=uniform:150:0.5,count=100000,seed=3"));
+  };
+  runner r(long_load, runner_options{.start_playing = true, .pool_view_share = 0.001});
+  std::shared_ptr<const engine_snapshot> previous;
+  std::size_t shared = 0, snapshots = 0;
+  for (int i = 0; i < 150; ++i) {
+    auto s = r.latest();
+    ASSERT_TRUE(s->pool);
+    EXPECT_LE(s->pool->step, s->step);
+    if (previous && s != previous) {
+      ++snapshots;
+      shared += s->pool == previous->pool;
+    }
+    previous = s;
+    std::this_thread::sleep_for(1ms);
+  }
+  r.post(pause_command{});
+  auto s = r.sync();
+  EXPECT_EQ(s->pool->step, s->step);
+  r.post(step_command{3});
+  for (int i = 0; i < 400 && r.latest()->step < s->step + 3; ++i) std::this_thread::sleep_for(2ms);
+  std::this_thread::sleep_for(20ms);
+  const auto stepped = r.latest();
+  EXPECT_EQ(stepped->step, s->step + 3);
+  EXPECT_EQ(stepped->pool->step, stepped->step);
+  std::size_t used = 0;
+  for (const frame_info& f : stepped->pool->frames.frames) used += !f.is_free();
+  EXPECT_GT(used, 0u);
+  EXPECT_EQ(stepped->pool->sequences.size(), stepped->latest.num_requests_running);
+  if (snapshots > 10) {
+    EXPECT_GT(shared, 0u) << "views were rebuilt for every snapshot";
+  }
+}
+
 TEST(Runner, ResetStartsOverAndIsLogged) {
   runner r(factory());
   r.post(step_command{20});

@@ -25,8 +25,10 @@ using kvscope::precision;
 // A mixed pool like a busy cache under pressure: fp16, q8 and q4 frames, some free, some cached.
 std::shared_ptr<engine_snapshot> syntheticPool(std::uint32_t frames, std::uint64_t seed) {
   auto s = std::make_shared<engine_snapshot>();
-  s->frames.block_size = 16;
-  s->frames.frames.resize(frames);
+  auto pool = std::make_shared<kvscope::pool_view>();
+  s->pool = pool;
+  pool->frames.block_size = 16;
+  pool->frames.frames.resize(frames);
   s->budget_bytes = std::uint64_t{frames} << 21;
   std::uint64_t x = seed;
   const auto next = [&x] {
@@ -35,7 +37,7 @@ std::shared_ptr<engine_snapshot> syntheticPool(std::uint32_t frames, std::uint64
     x ^= x << 17;
     return x;
   };
-  for (frame_info& f : s->frames.frames) {
+  for (frame_info& f : pool->frames.frames) {
     const auto kind = next() % 100;
     if (kind < 15) continue;  // free
     f.tier = kind < 55 ? precision::fp16 : (kind < 75 ? precision::q8 : precision::q4);

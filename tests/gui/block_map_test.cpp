@@ -27,7 +27,9 @@ QRgb pixelAt(const QImage& image, QPointF logical) {
 // sequence 2 (full) and the rest free; frame 12 a q8 frame, slot 0 cached, slot 1 shared.
 std::shared_ptr<engine_snapshot> knownSnapshot() {
   auto s = test::emptySnapshot(64);
-  auto& f = s->frames.frames;
+  auto pool = std::make_shared<pool_view>(*s->pool);
+  s->pool = pool;
+  auto& f = pool->frames.frames;
   f[5].blocks[0] = {1, 0, 16, 1, false, 100};
   f[9].tier = precision::q4;
   f[9].slot_count = 4;
@@ -44,7 +46,7 @@ std::shared_ptr<engine_snapshot> knownSnapshot() {
   two.id = 2;
   two.tokens = 64;
   two.block_table = {{9, 2, precision::q4, false}};
-  s->sequences = {one, two};
+  pool->sequences = {one, two};
   return s;
 }
 
@@ -153,11 +155,11 @@ TEST(BlockMapRender, ColourMatchesARealEngineSnapshot) {
   ASSERT_TRUE(map.layout().detailed());
   const QImage shot = map.grab().toImage();
   std::array<int, 4> checked{};  // per tier
-  for (std::size_t f = 0; f < snapshot->frames.frames.size(); ++f) {
-    const frame_info& fr = snapshot->frames.frames[f];
+  for (std::size_t f = 0; f < snapshot->pool->frames.frames.size(); ++f) {
+    const frame_info& fr = snapshot->pool->frames.frames[f];
     for (int s = 0; s < fr.slot_count; ++s) {
       const block_slot& slot = fr.blocks[static_cast<std::size_t>(s)];
-      if (slot.refcount != 1 || slot.cached || slot.fill != snapshot->frames.block_size) continue;
+      if (slot.refcount != 1 || slot.cached || slot.fill != snapshot->pool->frames.block_size) continue;
       const QRectF r = map.slotRect(static_cast<int>(f), s);
       EXPECT_EQ(pixelAt(shot, r.topLeft() + QPointF(1, 1)), lightTheme().levelColor(fr.tier).rgb())
           << "frame " << f << " slot " << s;

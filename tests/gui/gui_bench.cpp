@@ -8,7 +8,9 @@
 //    pressure plot has replotted with the new lines, against the 33 ms refresh interval.
 //   QT_QPA_PLATFORM=offscreen gui_bench [--seconds S] [--rounds N] [--iterations N]
 //       [--load SPEC] [--model M] [--budget SIZE] [--payload data|accounting]
-//       [--engine-threads N] [--only headless|window] [--hide dock,...] [--profile-paint 1]
+//       [--engine-threads N] [--snapshot-ms N] [--pool-view-share X]
+//       [--only headless|window] [--hide dock,...]
+//       [--profile-paint 1]
 #include <QApplication>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -57,11 +59,15 @@ double processCpuSeconds() {
 }
 
 int engineThreads = -1;  // --engine-threads N: instead of the app's choice (0 = every core)
+int snapshotMs = -1;     // --snapshot-ms N: instead of the app's snapshot interval
+double poolViewShare = -1;  // --pool-view-share X: instead of the runner's (1 = every snapshot)
 
 // As the app runs the engine, but unpaced.
 runner_options unpaced() {
   runner_options o = ui::liveRunnerOptions(0);
   if (engineThreads >= 0) o.max_threads = engineThreads;
+  if (snapshotMs >= 0) o.snapshot_interval = std::chrono::milliseconds(snapshotMs);
+  if (poolViewShare > 0) o.pool_view_share = poolViewShare;
   return o;
 }
 
@@ -168,6 +174,8 @@ int main(int argc, char** argv) {
     else if (arg == "--budget") s.options.budget_bytes = parse_byte_size(value).value_or(s.options.budget_bytes);
     else if (arg == "--payload") s.options.payload = value == "data" ? payload_mode::data : payload_mode::accounting;
     else if (arg == "--engine-threads") engineThreads = std::stoi(value);
+    else if (arg == "--snapshot-ms") snapshotMs = std::stoi(value);
+    else if (arg == "--pool-view-share") poolViewShare = std::stod(value);
     else if (arg == "--only") only = value;
     else if (arg == "--profile-paint") profilePaint = value == "1";
     else if (arg == "--hide") hide = QString::fromStdString(value).split(QLatin1Char(','));

@@ -61,10 +61,12 @@ RecordingFeed::RecordingFeed(std::shared_ptr<const engine_snapshot> s)
 
 std::shared_ptr<engine_snapshot> emptySnapshot(std::uint32_t frames) {
   auto s = std::make_shared<engine_snapshot>();
-  s->frames.block_size = 16;
-  s->frames.frames.assign(frames, frame_info{});
+  auto pool = std::make_shared<pool_view>();
+  pool->frames.block_size = 16;
+  pool->frames.frames.assign(frames, frame_info{});
+  pool->frames.frame_bytes = 2u << 20;
+  s->pool = pool;
   s->budget_bytes = std::uint64_t{frames} << 21;
-  s->frames.frame_bytes = 2u << 20;
   s->latest.free_bytes = s->budget_bytes;
   s->new_metrics.push_back(s->latest);
   s->playing = true;

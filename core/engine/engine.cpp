@@ -4,10 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/parallel_for.h>
-
 #include "memory/quality.hpp"
+#include "util/parallel.hpp"
 
 namespace kvscope {
 namespace {
@@ -118,18 +116,17 @@ void engine::write_new_tokens() {
       std::vector<fp16_bits> half;
     };
     const auto head_values = static_cast<std::size_t>(shape_.head_values());
-    tbb::enumerable_thread_specific<scratch> scratches([head_values] {
-      return scratch{std::vector<float>(head_values), std::vector<float>(head_values),
-                     std::vector<fp16_bits>(head_values)};
-    });
-    tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) {
-      const job& j = jobs[i];
-      scratch& buf = scratches.local();
-      for (std::uint32_t pos = j.from; pos < j.to; ++pos) {
-        for (std::uint32_t layer = 0; layer < shape_.layers; ++layer) {
-          data_.fill(kv_part::key, shape_, j.stream, pos, layer, buf.k);
-          data_.fill(kv_part::value, shape_, j.stream, pos, layer, buf.v);
-          (void)cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half);
+    parallel_chunks(std::size_t{0}, jobs.size(), std::size_t{1}, [&](std::size_t begin, std::size_t end) {
+      scratch buf{std::vector<float>(head_values), std::vector<float>(head_values),
+                  std::vector<fp16_bits>(head_values)};  // one token's worth, per chunk
+      for (std::size_t i = begin; i != end; ++i) {
+        const job& j = jobs[i];
+        for (std::uint32_t pos = j.from; pos < j.to; ++pos) {
+          for (std::uint32_t layer = 0; layer < shape_.layers; ++layer) {
+            data_.fill(kv_part::key, shape_, j.stream, pos, layer, buf.k);
+            data_.fill(kv_part::value, shape_, j.stream, pos, layer, buf.v);
+            (void)cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half);
+          }
         }
       }
     });

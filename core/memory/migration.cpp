@@ -5,10 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include "memory/paged_cache.hpp"
+#include "util/parallel.hpp"
 
 namespace kvscope {
 
@@ -73,11 +71,11 @@ void paged_cache::requantize(std::span<const block_id> blocks, std::span<const p
   staging_.resize(blocks.size() * stride);
   const kernel_set& k = kernels_;
   // The new places may be frames the batch just gave up: read every source before writing any.
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1), [&](const auto& range) {
+  parallel_chunks(std::size_t{0}, blocks.size(), std::size_t{1}, [&](std::size_t begin, std::size_t end) {
     constexpr std::size_t chunk = 64;  // groups per pass through the scratch buffers
     float values[chunk * group_size];
     fp16_bits halves[chunk * group_size];
-    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+    for (std::size_t i = begin; i != end; ++i) {
       const block_data src = pool_.data_at(from[i].place, from[i].tier);
       const precision tier = from[i].tier;
       auto* payload = reinterpret_cast<std::uint8_t*>(staging_.data() + i * stride);
@@ -97,13 +95,11 @@ void paged_cache::requantize(std::span<const block_id> blocks, std::span<const p
       }
     }
   });
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks.size(), 1), [&](const auto& range) {
-    for (std::size_t i = range.begin(); i != range.end(); ++i) {
-      const block_data dst = pool_.data(blocks[i]);
-      const fp16_bits* staged = staging_.data() + i * stride;
-      std::memcpy(dst.payload, staged, out.payload_bytes);
-      std::memcpy(dst.scales, staged + out.payload_bytes / sizeof(fp16_bits), out.scale_bytes);
-    }
+  parallel_for_each_index(std::size_t{0}, blocks.size(), [&](std::size_t i) {
+    const block_data dst = pool_.data(blocks[i]);
+    const fp16_bits* staged = staging_.data() + i * stride;
+    std::memcpy(dst.payload, staged, out.payload_bytes);
+    std::memcpy(dst.scales, staged + out.payload_bytes / sizeof(fp16_bits), out.scale_bytes);
   });
 }
 

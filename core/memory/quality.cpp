@@ -5,10 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include "quant/kernels.hpp"
+#include "util/parallel.hpp"
 
 namespace kvscope {
 namespace {
@@ -119,9 +117,9 @@ std::array<error_sum, 4> measure_cache_error(const paged_cache& cache, const syn
   const std::size_t hv = shape.head_values();
   std::vector<error_sum> partial(items.size());
   std::vector<precision> tiers(items.size());
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, items.size(), 1), [&](const auto& range) {
+  parallel_chunks(std::size_t{0}, items.size(), std::size_t{1}, [&](std::size_t begin, std::size_t end) {
     std::vector<float> k(cache.block_size() * hv), v(k.size()), original(hv);
-    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+    for (std::size_t i = begin; i != end; ++i) {
       const item& it = items[i];
       tiers[i] = cache.pool().tier((*cache.block_table(it.seq.seq))[it.index]);
       const std::uint32_t first_pos = (*cache.first_block(it.seq.seq) + it.index) * cache.block_size();
@@ -153,9 +151,9 @@ expected<error_sum, cache_error> measure_attention_error(const paged_cache& cach
   const std::uint32_t first_pos = *cache.first_block(sequence.seq) * cache.block_size();
   const double scale = 1.0 / std::sqrt(static_cast<double>(shape.head_dim));
   std::vector<error_sum> per_layer(shape.layers);
-  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, shape.layers, 1), [&](const auto& range) {
+  parallel_chunks(std::uint32_t{0}, shape.layers, std::uint32_t{1}, [&](std::uint32_t begin, std::uint32_t end) {
     std::vector<float> k(cache.block_size() * hv), v(k.size()), q(hv), ko(hv), vo(hv);
-    for (std::uint32_t layer = range.begin(); layer != range.end(); ++layer) {
+    for (std::uint32_t layer = begin; layer != end; ++layer) {
       data.fill(kv_part::query, shape, sequence.stream, length, layer, q);
       std::vector<attention_head> paged(shape.kv_heads), exact(shape.kv_heads);
       for (auto* heads : {&paged, &exact}) {

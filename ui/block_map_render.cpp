@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <functional>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "theme.hpp"
+#include "util/parallel.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -313,8 +312,8 @@ void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l
   if (maxThreads > 1 && static_cast<long long>(n) >= 32768) {
     static tbb::task_arena arena(std::min(2, tbb::this_task_arena::max_concurrency()));
     arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<int>(0, gridRows, 8), [&](const tbb::blocked_range<int>& range) {
-        for (int r = range.begin(); r < range.end(); ++r) drawRow(r);
+      parallel_chunks(0, gridRows, 8, [&](int begin, int end) {
+        for (int r = begin; r < end; ++r) drawRow(r);
       });
     });
   } else {

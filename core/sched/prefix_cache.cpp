@@ -19,14 +19,13 @@ prefix_cache::node& prefix_cache::at(block_id b) {
 }
 
 block_id prefix_cache::find(std::uint64_t hash) const {
-  const auto it = block_of_.find(hash);
-  return it == block_of_.end() ? no_block : it->second;
+  return block_of_.find(hash);
 }
 
 bool prefix_cache::insert(std::uint64_t hash, block_id b) {
   node& n = at(b);
   if (n.registered) return false;
-  if (!block_of_.try_emplace(hash, b).second) return false;
+  if (!block_of_.insert(hash, b)) return false;
   n.hash = hash;
   n.registered = true;
   return true;

@@ -3,10 +3,10 @@
 // and the LRU queue of cached blocks (refcount 0, kept for hits) evicted on demand. The pool
 // owns the blocks; this class only remembers them.
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "memory/frame_map.hpp"
+#include "sched/block_index.hpp"
 
 namespace kvscope {
 
@@ -47,7 +47,7 @@ class prefix_cache {
   };
   node& at(block_id b);
 
-  std::unordered_map<std::uint64_t, block_id> block_of_;
+  block_index block_of_;
   std::vector<node> nodes_;
   block_id head_ = no_block;  // least recently cached
   block_id tail_ = no_block;

@@ -12,14 +12,16 @@ namespace kvscope {
 
 void paged_cache::pick_cold(sequence_state& s, precision level, std::uint32_t max_blocks,
                             std::vector<block_id>& picked) {
+  // Every block before scan_block is at most as big as scan_level stores it (blocks never grow
+  // back: no expansion on a fall). A stricter level must look at them again; a laxer one is
+  // already met by them, so the cursor stays and takes the laxer level (without this, each
+  // step after a fall rescanned every sequence from the old cursor to its hot tail).
   const std::uint64_t target = pool_.layout(level).total_bytes();
-  if (target < pool_.layout(s.scan_level).total_bytes()) {  // a stricter level: rescan
-    s.scan_level = level;
-    s.scan_block = s.first_block;
-  }
+  const std::uint64_t scanned = pool_.layout(s.scan_level).total_bytes();
+  if (target < scanned) s.scan_block = s.first_block;
+  if (target != scanned) s.scan_level = level;
   s.scan_block = std::max(s.scan_block, s.first_block);
-  // scan_block can only move while the level asks exactly what scan_level asks.
-  bool advancing = target == pool_.layout(s.scan_level).total_bytes();
+  bool advancing = true;  // the cursor follows the leading run of blocks that need nothing
   const std::uint32_t tail = config_.tail_tokens;
   const std::uint64_t cold_end = s.length > tail ? (s.length - tail) / block_size() : 0;
   const std::uint64_t end = std::min<std::uint64_t>(cold_end, s.first_block + s.table.size());

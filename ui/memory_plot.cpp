@@ -183,8 +183,7 @@ void MemoryPlot::reloadGraphs() {
 void MemoryPlot::appendMetrics(const MetricsPtr& metrics) {
   if (!metrics || metrics->empty() || !history_) return;
   for (const step_metrics& m : *metrics) appendPoint(m);
-  // As the pressure plot: follow the history's thinning now and then.
-  if (graphPoints_ > history_->point_count() + (std::size_t{1} << 15)) {
+  if (graphsOutgrew(graphPoints_, *history_)) {
     reloadGraphs();
   } else if (isVisible()) {
     requestReplot();

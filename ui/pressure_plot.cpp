@@ -59,9 +59,6 @@ class LevelBackground : public QCPLayerable {
 
 namespace {
 
-// Points the graphs may hold beyond the history's before they are reloaded from it.
-constexpr std::size_t reloadSlack = 1 << 15;
-
 QCPItemLine* makeLine(QCustomPlot* plot) {
   auto* line = new QCPItemLine(plot);
   line->setLayer(QStringLiteral("bands"));
@@ -279,9 +276,7 @@ void PressurePlot::appendMetrics(const MetricsPtr& metrics) {
   usage_->addData(t, usage, true);
   ewma_->addData(t, ewma, true);
   graphPoints_ += metrics->size();
-  // The history forgets detail of old steps; the graphs follow it now and then rather than
-  // grow without bound (a reload is a few ms for the ~70,000 points the history keeps).
-  if (graphPoints_ > history_->point_count() + reloadSlack) {
+  if (graphsOutgrew(graphPoints_, *history_)) {
     reloadGraphs();
   } else if (history_->transitions_seen() != markersShown_) {
     updateMarkers();

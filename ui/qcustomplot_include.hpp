@@ -2,6 +2,10 @@
 // QCustomPlot plus the small helpers the plots share.
 #include <qcustomplot.h>
 
+#include <cstddef>
+
+#include "engine/metrics_history.hpp"
+
 namespace kvscope::ui {
 
 // Settings for a plot redrawn many times a second next to the engine (see gui_bench):
@@ -38,6 +42,13 @@ inline void showLegendAbove(QCustomPlot* plot, bool shown) {
   legend->setColumnSpacing(10);
   grid->setRowStretchFactor(0, 0.001);
   grid->setRowSpacing(2);
+}
+
+// Graphs that mirror a metrics_history (appending each new step) hold more points than it
+// once it has thinned its old steps; past this many more, they reload from it, so they stay
+// bounded over a long run (a reload is a few ms for the ~70,000 points it keeps).
+inline bool graphsOutgrew(std::size_t graphPoints, const metrics_history& history) {
+  return graphPoints > history.point_count() + (std::size_t{1} << 15);
 }
 
 // A legend out of the way while the plot runs live: see showLegendAbove.

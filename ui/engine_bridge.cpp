@@ -11,8 +11,9 @@ EngineBridge::EngineBridge(std::unique_ptr<engine_feed> feed, QObject* parent)
   qRegisterMetaType<kvscope::ui::MetricsPtr>();
   timer_->setTimerType(Qt::PreciseTimer);
   connect(timer_, &QTimer::timeout, this, &EngineBridge::poll);
-  // The engine publishes about as often as we poll; when a tick finds nothing new, look again
-  // a few ms later instead of a whole tick later (two ~33 ms clocks beating drop frames).
+  // The app's engine publishes a little faster than we poll; one that publishes slower (or a
+  // tick that lands just before a publish) is looked at again a few ms later instead of a
+  // whole tick later: two clocks of about the same period beating drop frames.
   retry_ = new QTimer(this);
   retry_->setSingleShot(true);
   retry_->setInterval(4);

@@ -30,9 +30,10 @@ std::uint64_t seedOf(const session& s);
 // the synthetic K/V data seed. The command log is dropped: it is a new run.
 session reseeded(session s, std::uint64_t seed);
 
-// How the app runs an engine: playing at `stepsPerSecond` (0 = flat out), ~30 snapshots a
-// second, its parallel work on every core (measured with gui_bench: on 2 cores this beats
-// leaving the window a core of its own, which the GUI thread uses ~10 % of).
+// How the app runs an engine: playing at `stepsPerSecond` (0 = flat out), a snapshot every
+// 25 ms (a little faster than the window's 33 ms poll, so every poll finds a new one), its
+// parallel work on every core (measured with gui_bench: on 2 cores this beats leaving the
+// window a core of its own, which the GUI thread uses 8-10 % of).
 runner_options liveRunnerOptions(double stepsPerSecond);
 
 // A live runner for `s`: the engine is made from its options and load (again on every reset),

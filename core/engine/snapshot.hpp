@@ -56,7 +56,7 @@ struct engine_snapshot {
   std::vector<std::shared_ptr<const std::vector<step_metrics>>> recent_chunks;
   std::uint64_t generation = 0;  // +1 on every reset: step numbers start again at 0
   step_metrics latest;                    // the most recent step (also valid with no new steps)
-  std::shared_ptr<const pool_view> pool;  // never null
+  std::shared_ptr<const pool_view> pool;  // never null in what a runner publishes
   policy_config policy;
   policy_state policy_now;
   std::uint64_t budget_bytes = 0;

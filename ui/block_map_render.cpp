@@ -194,14 +194,13 @@ std::uint32_t frameMeanColor(const frame_info& f, const BlockMapColors& c, Block
   return average(px, n);
 }
 
-void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l,
-                    const BlockMapColors& c, BlockColorMode mode, const SlotMask& highlight,
-                    int maxThreads) {
-  if (image.size() != l.size || image.format() != QImage::Format_RGB32) {
-    image = QImage(l.size, QImage::Format_RGB32);
-  }
-  if (image.isNull()) return;
-  image.fill(c.background);
+namespace {
+
+// Both renders: every grid row when `only` is null, else just those (each band cleared first).
+void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const BlockMapColors& c,
+            BlockColorMode mode, const SlotMask& highlight, int maxThreads,
+            const std::vector<int>* only) {
+  if (!only) image.fill(c.background);
   const int n = std::min<int>(l.frameCount, static_cast<int>(map.frames.size()));
   if (n <= 0 || l.cell <= 0) return;
   // Row pointers through scanLine() once, up front: no per-pixel detach checks, and the
@@ -308,6 +307,17 @@ void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l
     };
   }
 
+  if (only) {
+    for (const int r : *only) {
+      const QRect band = gridRowRect(l, r) & image.rect();
+      for (int y = band.top(); y <= band.bottom(); ++y) {
+        std::uint32_t* row = rows[static_cast<std::size_t>(y)];
+        std::fill(row + band.left(), row + band.right() + 1, c.background);
+      }
+      if (r >= 0 && r < gridRows) drawRow(r);
+    }
+    return;
+  }
   // Big maps are split over threads by grid rows; small ones are not worth the hand-off.
   if (maxThreads > 1 && static_cast<long long>(n) >= 32768) {
     static tbb::task_arena arena(std::min(2, tbb::this_task_arena::max_concurrency()));
@@ -319,6 +329,49 @@ void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l
   } else {
     for (int r = 0; r < gridRows; ++r) drawRow(r);
   }
+}
+
+}  // namespace
+
+void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l,
+                    const BlockMapColors& c, BlockColorMode mode, const SlotMask& highlight,
+                    int maxThreads) {
+  if (image.size() != l.size || image.format() != QImage::Format_RGB32) {
+    image = QImage(l.size, QImage::Format_RGB32);
+  }
+  if (image.isNull()) return;
+  render(image, map, l, c, mode, highlight, maxThreads, nullptr);
+}
+
+bool renderBlockMapRows(QImage& image, const frame_map& map, const BlockMapLayout& l,
+                        const BlockMapColors& c, BlockColorMode mode, const SlotMask& highlight,
+                        const std::vector<int>& rows) {
+  if (image.isNull() || image.size() != l.size || image.format() != QImage::Format_RGB32) return false;
+  render(image, map, l, c, mode, highlight, 1, &rows);
+  return true;
+}
+
+std::vector<int> changedGridRows(const frame_map& before, const frame_map& after,
+                                 const BlockMapLayout& l) {
+  std::vector<int> rows;
+  const int perRow = std::max(1, l.cols) * l.framesPerPixel;
+  if (before.frames.size() != after.frames.size() || before.block_size != after.block_size) {
+    for (int r = 0; r < l.rows; ++r) rows.push_back(r);
+    return rows;
+  }
+  const auto n = static_cast<int>(after.frames.size());
+  for (int r = 0, first = 0; first < n; ++r, first += perRow) {
+    const int last = std::min(n, first + perRow);
+    if (!std::equal(after.frames.begin() + first, after.frames.begin() + last,
+                    before.frames.begin() + first)) {
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+QRect gridRowRect(const BlockMapLayout& l, int row) {
+  return QRect(l.originX, l.originY + row * l.cell, l.cols * l.cell, l.cell);
 }
 
 }  // namespace kvscope::ui

@@ -71,6 +71,20 @@ void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l
                     const BlockMapColors& colors, BlockColorMode mode, const SlotMask& highlight,
                     int maxThreads = 2);
 
+// Redraws only grid rows `rows` of an image renderBlockMap filled for the same layout, colours
+// and mode: afterwards the image equals a full render of `map`. False (nothing drawn) when the
+// image does not have the layout's size.
+bool renderBlockMapRows(QImage& image, const frame_map& map, const BlockMapLayout& layout,
+                        const BlockMapColors& colors, BlockColorMode mode,
+                        const SlotMask& highlight, const std::vector<int>& rows);
+
+// The grid rows whose frames differ between two maps of the same size (all of them otherwise).
+std::vector<int> changedGridRows(const frame_map& before, const frame_map& after,
+                                 const BlockMapLayout& layout);
+
+// A grid row's band in device pixels (what renderBlockMapRows redraws of it).
+QRect gridRowRect(const BlockMapLayout& layout, int row);
+
 // The colour a whole frame gets when drawn as one pixel (slots averaged) — also what a test
 // expects at a small map.
 std::uint32_t frameMeanColor(const frame_info& frame, const BlockMapColors& colors,

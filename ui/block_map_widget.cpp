@@ -61,6 +61,21 @@ void BlockMapWidget::setSnapshot(const SnapshotPtr& snapshot) {
   snapshot_ = snapshot;
   if (samePool) return;
   if (selected_ != no_sequence) rebuildHighlight();
+  // When only frames changed, only their grid rows are drawn again and copied to the screen:
+  // a paced run changes a few frames per refresh. A selection (its path crosses rows), a
+  // resize or most rows changing redraw everything.
+  if (!dirty_ && selected_ == no_sequence && renderedPool_ && snapshot_ &&
+      static_cast<int>(snapshot_->pool->frames.frames.size()) == layout_.frameCount) {
+    const std::vector<int> rows = changedGridRows(renderedPool_->frames, snapshot_->pool->frames, layout_);
+    if (rows.size() * 2 < static_cast<std::size_t>(std::max(1, layout_.rows))) {
+      for (const int r : rows) {
+        if (std::find(dirtyRows_.begin(), dirtyRows_.end(), r) == dirtyRows_.end()) dirtyRows_.push_back(r);
+        const QRectF band = QRectF(gridRowRect(layout_, r));
+        update(QRectF(band.topLeft() / dpr(), band.size() / dpr()).toAlignedRect());
+      }
+      return;
+    }
+  }
   dirty_ = true;
   update();
 }
@@ -114,15 +129,19 @@ void BlockMapWidget::ensureImage() {
     layout_ = BlockMapLayout::compute(device, frames, static_cast<int>(44 * dpr()));
     dirty_ = true;
   }
-  if (!dirty_) return;
+  if (!dirty_ && dirtyRows_.empty()) return;
   QElapsedTimer timer;
   timer.start();
   static const frame_map empty;
-  renderBlockMap(image_, snapshot_ ? snapshot_->pool->frames : empty, layout_, colors_, mode_, highlight_,
-                 renderThreads_);
+  const frame_map& map = snapshot_ ? snapshot_->pool->frames : empty;
+  if (dirty_ || !renderBlockMapRows(image_, map, layout_, colors_, mode_, highlight_, dirtyRows_)) {
+    renderBlockMap(image_, map, layout_, colors_, mode_, highlight_, renderThreads_);
+  }
   image_.setDevicePixelRatio(dpr());
   lastFillMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
   dirty_ = false;
+  dirtyRows_.clear();
+  renderedPool_ = snapshot_ ? snapshot_->pool : nullptr;
 }
 
 void BlockMapWidget::paintEvent(QPaintEvent*) {

@@ -71,7 +71,11 @@ class BlockMapWidget : public QWidget {
   BlockColorMode mode_ = BlockColorMode::byPrecision;
   BlockMapLayout layout_;
   QImage image_;
-  bool dirty_ = true;
+  bool dirty_ = true;  // image_ needs a full render
+  // What image_ shows, and the grid rows that differ from the newest snapshot's pool (redrawn
+  // alone at the next paint when nothing else changed).
+  std::shared_ptr<const pool_view> renderedPool_;
+  std::vector<int> dirtyRows_;
   SlotMask highlight_;
   sequence_id selected_ = no_sequence;
   int hoverFrame_ = -1;

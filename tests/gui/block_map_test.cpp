@@ -1,5 +1,7 @@
 // The block map draws what the snapshot says: pixel colours at known frames, aggregation when
 // frames outnumber pixels, hover text, click-to-select and the block table it feeds.
+#include <QApplication>
+#include <QPaintEvent>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -7,6 +9,7 @@
 
 #include <array>
 #include <chrono>
+#include <random>
 #include <thread>
 
 #include "block_map_widget.hpp"
@@ -112,6 +115,84 @@ TEST_F(BlockMapTest, HoverTextNamesFrameOwnerLogicalIndexFillAndRefcount) {
       << text.toStdString();
   EXPECT_TRUE(text.contains(QStringLiteral("cached"))) << text.toStdString();
   EXPECT_TRUE(map.describeAt(QPoint(-5, -5)).isEmpty());
+}
+
+// A random pool, and the same with a few frames changed (fill, tier, owner, cached).
+frame_map randomPool(int frames, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  frame_map map;
+  map.frames.assign(static_cast<std::size_t>(frames), frame_info{});
+  for (frame_info& f : map.frames) {
+    const auto kind = rng() % 4;
+    if (kind == 0) continue;
+    f.tier = kind == 1 ? precision::fp16 : (kind == 2 ? precision::q8 : precision::q4);
+    f.slot_count = static_cast<std::uint8_t>(kind == 1 ? 1 : (kind == 2 ? 2 : 4));
+    for (int i = 0; i < f.slot_count; ++i) {
+      f.blocks[static_cast<std::size_t>(i)] = {static_cast<sequence_id>(rng() % 50), i,
+                                               static_cast<std::uint16_t>(rng() % 17),
+                                               static_cast<std::uint16_t>(rng() % 3), rng() % 7 == 0,
+                                               static_cast<block_id>(rng() % 100000)};
+    }
+  }
+  return map;
+}
+
+// Redrawing only the grid rows whose frames changed gives the image a full render gives, in
+// every kind of layout: big detailed cells, small cells, a pixel per frame, aggregated pixels.
+TEST(BlockMapRender, RedrawingChangedRowsEqualsAFullRender) {
+  const auto colors = BlockMapColors::fromTheme(lightTheme());
+  for (const auto& [size, frames] : {std::pair{QSize(480, 360), 300}, {QSize(300, 200), 4000},
+                                     {QSize(200, 150), 30000}, {QSize(100, 80), 50000}}) {
+    const auto layout = BlockMapLayout::compute(size, frames);
+    for (const auto mode : {BlockColorMode::byPrecision, BlockColorMode::bySequence}) {
+      const frame_map before = randomPool(frames, 1);
+      frame_map after = before;
+      const frame_map other = randomPool(frames, 2);
+      for (int i = 0; i < 7; ++i) {
+        const auto f = static_cast<std::size_t>((i * 7919) % frames);
+        after.frames[f] = other.frames[f];
+      }
+      QImage partial, full;
+      renderBlockMap(partial, before, layout, colors, mode, {});
+      const std::vector<int> rows = changedGridRows(before, after, layout);
+      EXPECT_LE(rows.size(), 7u);
+      EXPECT_FALSE(rows.empty());
+      ASSERT_TRUE(renderBlockMapRows(partial, after, layout, colors, mode, {}, rows));
+      renderBlockMap(full, after, layout, colors, mode, {});
+      EXPECT_EQ(partial, full) << "cell " << layout.cell << ", " << layout.framesPerPixel << " frames/px";
+    }
+  }
+}
+
+// The widget takes that path when only frames change: what it shows is still the snapshot.
+TEST_F(BlockMapTest, AFewChangedFramesShowAsAFreshMapWould) {
+  auto next = knownSnapshot();
+  auto pool = std::make_shared<pool_view>(*next->pool);
+  pool->frames.frames[40].blocks[0] = {1, 2, 9, 1, false, 104};
+  next->pool = pool;
+  // Catch the region the next paint covers: the changed frame's row, not the whole map.
+  struct PaintRegion : QObject {
+    QRegion region;
+    bool eventFilter(QObject*, QEvent* e) override {
+      if (e->type() == QEvent::Paint) region += static_cast<QPaintEvent*>(e)->region();
+      return false;
+    }
+  } painted;
+  QApplication::processEvents();
+  map.installEventFilter(&painted);
+  map.setSnapshot(next);
+  ASSERT_TRUE(test::waitFor([&] { return !painted.region.isEmpty(); }));
+  map.removeEventFilter(&painted);
+  EXPECT_TRUE(painted.region.contains(map.frameRect(40).toAlignedRect().adjusted(1, 1, -1, -1)));
+  EXPECT_LT(painted.region.boundingRect().height(), map.height() / 2);
+  const QImage updated = map.grab().toImage();
+  BlockMapWidget fresh;
+  fresh.resize(map.size());
+  fresh.setSnapshot(next);
+  fresh.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&fresh));
+  EXPECT_EQ(updated, fresh.grab().toImage());
+  EXPECT_NE(pixelAt(updated, map.frameRect(40).center()), pixelAt(updated, map.frameRect(41).center()));
 }
 
 TEST(BlockMapRender, MoreFramesThanPixelsAreAggregatedNotDropped) {

@@ -9,8 +9,6 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include "bench_commands.hpp"
 #include "cli_support.hpp"
@@ -18,6 +16,7 @@
 #include "memory/synthetic_kv.hpp"
 #include "quant/kernels.hpp"
 #include "quant/tier_layout.hpp"
+#include "util/parallel.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -42,9 +41,9 @@ void fill_kv(std::vector<fp16_bits>& out) {
   const model_shape shape{1, 8, 128};
   const std::size_t per_vector = shape.head_values();
   const synthetic_kv data{.seed = 7};
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, out.size() / per_vector), [&](const auto& r) {
+  parallel_chunks(std::size_t{0}, out.size() / per_vector, std::size_t{1}, [&](std::size_t begin, std::size_t end) {
     std::vector<float> values(per_vector);
-    for (std::size_t i = r.begin(); i != r.end(); ++i) {
+    for (std::size_t i = begin; i != end; ++i) {
       const kv_part part = i % 2 == 0 ? kv_part::key : kv_part::value;
       data.fill(part, shape, 0, static_cast<std::uint32_t>(i / 2), 0, values);
       best_kernels().f32_to_fp16(values.data(), out.data() + i * per_vector, per_vector);

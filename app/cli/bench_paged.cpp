@@ -125,7 +125,7 @@ int run_paged(const paged_options& opt) {
   }
   const double slots = static_cast<double>(opt.seqs) * opt.tokens * opt.layers;
   std::printf("write_slot_ns %.2f read_slot_ns %.2f\n", write_ns / slots, read_ns / slots);
-  return std::fflush(stdout) == 0 ? exit_ok : exit_runtime_failure;
+  return stdout_exit_status();
 }
 
 }  // namespace

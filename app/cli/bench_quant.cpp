@@ -136,7 +136,7 @@ int run_quant(const quant_options& opt) {
                   memcpy_ns / r.dequantize_ns, r.rel_rmse);
     }
   }
-  return std::fflush(stdout) == 0 ? exit_ok : exit_runtime_failure;
+  return stdout_exit_status();
 }
 
 }  // namespace

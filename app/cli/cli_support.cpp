@@ -1,5 +1,7 @@
 #include "cli_support.hpp"
 
+#include "commands.hpp"
+
 #include <unistd.h>
 
 #include <iostream>
@@ -10,6 +12,11 @@ bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 
 void print_error(std::string_view message) {
   std::cerr << "kvscope-cli: " << message << '\n';
+}
+
+int stdout_exit_status() {
+  const bool flushed = std::fflush(stdout) == 0;
+  return flushed && !std::ferror(stdout) ? exit_ok : exit_runtime_failure;
 }
 
 }  // namespace kvscope::cli

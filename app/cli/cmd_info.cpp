@@ -148,8 +148,7 @@ int run_info(const info_options& opt) {
         std::printf("\n");
       }
     }
-    std::fflush(stdout);
-    return std::ferror(stdout) ? exit_runtime_failure : exit_ok;
+    return stdout_exit_status();
   } catch (const load_error& e) {
     std::fflush(stdout);
     return report_load_error(e, opt.load);

@@ -83,7 +83,7 @@ int run_policy(const policy_options& opt) {
     print_error(source + ": read failed");
     return exit_runtime_failure;
   }
-  return std::fflush(stdout) == 0 ? exit_ok : exit_runtime_failure;
+  return stdout_exit_status();
 }
 
 }  // namespace

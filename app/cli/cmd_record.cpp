@@ -37,8 +37,7 @@ int run_record(const record_options& opt) {
     }
     report_skipped(*source);
     std::printf("%s: %llu requests recorded\n", opt.out.c_str(), static_cast<unsigned long long>(n));
-    std::fflush(stdout);
-    return std::ferror(stdout) ? exit_runtime_failure : exit_ok;
+    return stdout_exit_status();
   } catch (const load_error& e) {
     std::fflush(stdout);
     return report_load_error(e, opt.load);

@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "engine/commands.hpp"
-#include "engine/metrics_history.hpp"
+#include "run/commands.hpp"
+#include "run/metrics_history.hpp"
 #include "meta_types.hpp"
 
 class QTimer;

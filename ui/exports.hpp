@@ -3,7 +3,7 @@
 // (temporary file in the same directory, then renamed over the target).
 #include <QString>
 
-#include "engine/metrics_history.hpp"
+#include "run/metrics_history.hpp"
 
 class QCustomPlot;
 

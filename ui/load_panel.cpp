@@ -311,8 +311,8 @@ expected<std::string, QString> LoadPanel::generatorSpec() const {
   return text;
 }
 
-expected<session, QString> LoadPanel::run(const session& base, const QString& trace) const {
-  session s = base;
+expected<run_description, QString> LoadPanel::run(const run_description& base, const QString& trace) const {
+  run_description s = base;
   s.commands.clear();
   s.steps = 0;
   s.options.model = model_->currentText().toStdString();
@@ -342,7 +342,7 @@ expected<session, QString> LoadPanel::run(const session& base, const QString& tr
   return s;
 }
 
-void LoadPanel::showRun(const session& run) {
+void LoadPanel::showRun(const run_description& run) {
   const QSignalBlocker blockSeed(seed_);
   blockSize_ = run.options.block_size;
   const int m = model_->findText(QString::fromStdString(run.options.model));

@@ -9,7 +9,7 @@
 
 #include <array>
 
-#include "engine/session.hpp"
+#include "io/session_file.hpp"
 #include "util/expected.hpp"
 
 class QCheckBox;
@@ -30,11 +30,11 @@ class LoadPanel : public QWidget {
   explicit LoadPanel(QWidget* parent = nullptr);
 
   // Shows the run that is live now (a trace selects the trace source).
-  void showRun(const session& run);
+  void showRun(const run_description& run);
   // The run the fields describe, built on `base` (which keeps the options the panel does not
   // show: policy, scheduler, block size...); the reason when a field is not valid. A non-empty
   // `trace` stands for the trace source and path (a dropped or chosen file).
-  expected<session, QString> run(const session& base, const QString& trace = {}) const;
+  expected<run_description, QString> run(const run_description& base, const QString& trace = {}) const;
   // The generator fields as a canonical "gen:" spec (block size 16), or the reason they are not
   // a valid one.
   expected<std::string, QString> generatorSpec() const;

@@ -42,7 +42,7 @@ namespace {
 QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
 
 // A short name for a run: the trace's file name, or the demo / a generated load.
-QString describe(const session& s) {
+QString describe(const run_description& s) {
   if (s.load_spec == demoLoadSpec) return QObject::tr("built-in demo load");
   if (isGenerated(s)) return QObject::tr("generated load");
   return QFileInfo(QString::fromStdString(s.load_spec)).fileName();
@@ -51,7 +51,7 @@ QString describe(const session& s) {
 
 }  // namespace
 
-MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, session run, double stepsPerSecond,
+MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, run_description run, double stepsPerSecond,
                        Options options, QWidget* parent)
     : QMainWindow(parent), options_(options), run_(std::move(run)) {
   setWindowTitle(tr("kvscope — paged KV cache with precision tiers"));
@@ -248,7 +248,7 @@ void MainWindow::buildMenus() {
   auto* step = run->addAction(tr("Step"), QKeySequence(Qt::Key_N), runPanel_, &RunPanel::stepOnce);
   run->addAction(tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R), runPanel_, &RunPanel::reset);
   run->addAction(tr("Restart the built-in demo"), this, [this] {
-    session demo = demoSession();
+    run_description demo = demoSession();
     demo.options.policy = policyPanel_->config();
     runPanel_->setStepsPerSecond(demoStepsPerSecond);
     startRun(demo, tr("the built-in demo"));
@@ -542,7 +542,7 @@ void MainWindow::resetRun(std::uint64_t seed) {
   const std::uint64_t current = seedOf(run_);
   const bool same = seed == current || (current > INT_MAX && seed == INT_MAX);
   if (!same) {
-    session next = reseeded(run_, seed);
+    run_description next = reseeded(run_, seed);
     next.options.policy = policyPanel_->config();
     startRun(std::move(next), tr("%1 with seed %2").arg(describe(run_)).arg(seed));
     return;

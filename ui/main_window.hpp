@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "block_map_render.hpp"
-#include "engine/commands.hpp"
-#include "engine/session.hpp"
+#include "run/commands.hpp"
+#include "io/session_file.hpp"
 #include "meta_types.hpp"
 #include "theme.hpp"
 
@@ -44,7 +44,7 @@ class MainWindow : public QMainWindow {
   };
 
   // `feed` runs `run` (a runner made by makeRunner(run, ...)); `stepsPerSecond` is its pace.
-  MainWindow(std::unique_ptr<engine_feed> feed, session run, double stepsPerSecond, Options options,
+  MainWindow(std::unique_ptr<engine_feed> feed, run_description run, double stepsPerSecond, Options options,
              QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -59,7 +59,7 @@ class MainWindow : public QMainWindow {
   StatsPanel* statsPanel() const { return statsPanel_; }
   BlockTablePanel* blockTablePanel() const { return blockTable_; }
   // What runs now, as it was started (its command log is in the snapshots).
-  const session& currentRun() const { return run_; }
+  const run_description& currentRun() const { return run_; }
 
   // Each returns false with a message naming the file on failure. No dialogs: the menu actions
   // ask for the path and call these.
@@ -73,7 +73,7 @@ class MainWindow : public QMainWindow {
   // Start preparing a new run off the GUI thread and return the job id, or 0 when it is refused
   // at once (then runFailed has been emitted). The current run goes on until the new one is
   // ready (runStarted) and stays if it cannot run (runFailed with the reader's message).
-  quint64 startRun(session run, const QString& what);
+  quint64 startRun(run_description run, const QString& what);
   // A trace with the load panel's model, budget and payload, and the policy as it is now.
   quint64 openTrace(const QString& path);
   // The load panel's settings.
@@ -98,7 +98,7 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
-  quint64 prepareRun(session run, const QString& what, bool replay);
+  quint64 prepareRun(run_description run, const QString& what, bool replay);
   quint64 applyLoadPanel(const QString& trace);  // a non-empty trace: that file
   void buildCentral();
   void buildDocks();
@@ -119,7 +119,7 @@ class MainWindow : public QMainWindow {
   void report(bool ok, const QString& success, const QString& error);
 
   Options options_;
-  session run_;
+  run_description run_;
   const Theme* theme_ = &lightTheme();
   EngineBridge* bridge_ = nullptr;
   RunLoader* loader_ = nullptr;

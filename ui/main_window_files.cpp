@@ -15,7 +15,8 @@
 #include <QStatusBar>
 
 #include "engine_bridge.hpp"
-#include "engine/run_summary.hpp"
+#include "io/summary_format.hpp"
+#include "run/run_summary.hpp"
 #include "exports.hpp"
 #include "io/policy_file.hpp"
 #include "load_panel.hpp"
@@ -148,11 +149,11 @@ bool MainWindow::saveScreenshot(const QString& path, QString* error) {
   return true;
 }
 
-quint64 MainWindow::startRun(session run, const QString& what) {
+quint64 MainWindow::startRun(run_description run, const QString& what) {
   return prepareRun(std::move(run), what, false);
 }
 
-quint64 MainWindow::prepareRun(session run, const QString& what, bool replay) {
+quint64 MainWindow::prepareRun(run_description run, const QString& what, bool replay) {
   // A replayed session runs flat out to its saved step (then pauses); anything else at the pace
   // the run panel shows.
   const runner_options options = liveRunnerOptions(replay ? 0.0 : runPanel_->stepsPerSecond());

@@ -6,7 +6,7 @@
 
 #include <array>
 
-#include "engine/metrics_history.hpp"
+#include "run/metrics_history.hpp"
 #include "meta_types.hpp"
 #include "theme.hpp"
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/snapshot.hpp"
+#include "run/snapshot.hpp"
 #include "policy/policy_config.hpp"
 
 namespace kvscope::ui {

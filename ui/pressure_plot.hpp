@@ -5,7 +5,7 @@
 // Live mode scrolls a window over the newest data; dragging or zooming browses the history.
 #include <QWidget>
 
-#include "engine/metrics_history.hpp"
+#include "run/metrics_history.hpp"
 #include "meta_types.hpp"
 #include "theme.hpp"
 

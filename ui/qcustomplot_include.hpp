@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "engine/metrics_history.hpp"
+#include "run/metrics_history.hpp"
 
 namespace kvscope::ui {
 

@@ -34,7 +34,7 @@ void RunLoader::cancel() {
   }
 }
 
-quint64 RunLoader::start(session run, runner_options options, Done done) {
+quint64 RunLoader::start(run_description run, runner_options options, Done done) {
   static quint64 nextId = 0;
   for (Job& j : jobs_) j.cancelled->store(true);  // superseded
   const quint64 id = ++nextId;
@@ -64,7 +64,7 @@ quint64 RunLoader::start(session run, runner_options options, Done done) {
   return id;
 }
 
-RunLoader::Result RunLoader::prepare(session run, const runner_options& options,
+RunLoader::Result RunLoader::prepare(run_description run, const runner_options& options,
                                      const std::atomic<bool>& cancelled,
                                      const std::function<void(double, const QString&)>& report) {
   Result r;
@@ -79,7 +79,7 @@ RunLoader::Result RunLoader::prepare(session run, const runner_options& options,
       // Read every row once now, so a bad row deep in the file is refused before anything
       // changes instead of stopping the engine halfway (the runner reopens the file).
       report(0, QObject::tr("Reading %1…").arg(what));
-      auto source = open_session_load(run);
+      auto source = open_run_load(run);
       std::uint64_t requests = 0;
       for_each_request(*source, [&](const request&) {
         if ((++requests & 4095) == 0 && cancelled.load(std::memory_order_relaxed)) throw cancelled_error{};

@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/runner.hpp"
-#include "engine/session.hpp"
+#include "run/runner.hpp"
+#include "io/session_file.hpp"
 
 namespace kvscope::ui {
 
@@ -24,7 +24,7 @@ class RunLoader : public QObject {
   Q_OBJECT
  public:
   struct Result {
-    session run;
+    run_description run;
     std::unique_ptr<runner> feed;  // null on failure
     QString error;                 // "file:line: why", or why the options cannot run
     QString note;                  // what the reader skipped (with skip_bad_rows), else empty
@@ -36,7 +36,7 @@ class RunLoader : public QObject {
 
   // Starts preparing `run` (its commands become the runner's script). `done` runs on the GUI
   // thread when this job is still the newest one; returns the job id.
-  quint64 start(session run, runner_options options, Done done);
+  quint64 start(run_description run, runner_options options, Done done);
   void cancel();
   bool busy() const { return busy_; }
 
@@ -51,7 +51,7 @@ class RunLoader : public QObject {
     std::shared_ptr<std::atomic<bool>> cancelled;
     std::thread thread;
   };
-  static Result prepare(session run, const runner_options& options, const std::atomic<bool>& cancelled,
+  static Result prepare(run_description run, const runner_options& options, const std::atomic<bool>& cancelled,
                         const std::function<void(double, const QString&)>& report);
   void deliver(quint64 id, std::shared_ptr<Result> result, const Done& done);
   void reap(quint64 id);

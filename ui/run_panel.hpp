@@ -6,7 +6,7 @@
 #include <QElapsedTimer>
 #include <QWidget>
 
-#include "engine/commands.hpp"
+#include "run/commands.hpp"
 
 class QComboBox;
 class QPushButton;

@@ -5,14 +5,16 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "engine/run_summary.hpp"
+#include "run/run_service.hpp"
+#include "io/summary_format.hpp"
+#include "run/run_summary.hpp"
 #include "load/generator_spec.hpp"
 #include "util/byte_size.hpp"
 
 namespace kvscope::ui {
 
-session demoSession() {
-  session s;
+run_description demoSession() {
+  run_description s;
   s.load_spec = demoLoadSpec;
   s.options.model = "tiny";
   s.options.budget_bytes = 16ull << 20;
@@ -21,16 +23,16 @@ session demoSession() {
   return s;
 }
 
-bool isGenerated(const session& s) { return s.load_spec.rfind("gen:", 0) == 0; }
+bool isGenerated(const run_description& s) { return s.load_spec.rfind("gen:", 0) == 0; }
 
-std::uint64_t seedOf(const session& s) {
+std::uint64_t seedOf(const run_description& s) {
   if (isGenerated(s)) {
     if (const auto spec = parse_generator_spec(s.load_spec)) return spec->seed;
   }
   return s.options.seed;
 }
 
-session reseeded(session s, std::uint64_t seed) {
+run_description reseeded(run_description s, std::uint64_t seed) {
   if (isGenerated(s)) {
     if (auto spec = parse_generator_spec(s.load_spec)) {
       spec->seed = seed;
@@ -52,14 +54,11 @@ runner_options liveRunnerOptions(double stepsPerSecond) {
   return o;
 }
 
-std::unique_ptr<runner> makeRunner(const session& s, runner_options options) {
-  options.script = s.commands;
-  options.script_steps = s.steps;
-  return std::make_unique<runner>(
-      [s] { return std::make_unique<engine>(s.options, open_session_load(s)); }, options);
+std::unique_ptr<runner> makeRunner(const run_description& s, runner_options options) {
+  return start_live_run(s, std::move(options));
 }
 
-session sessionAt(session started, const engine_snapshot& snapshot) {
+run_description sessionAt(run_description started, const engine_snapshot& snapshot) {
   started.commands = snapshot.command_log;
   started.steps = snapshot.step;
   return started;
@@ -71,7 +70,7 @@ std::string budgetText(std::uint64_t bytes) {
   return parse_byte_size(text) == bytes ? text : std::to_string(bytes);
 }
 
-std::string cliEquivalent(const session& s) {
+std::string cliEquivalent(const run_description& s) {
   std::string cmd = "kvscope-cli simulate --load '" + s.load_spec + "' --model " + s.options.model +
                     " --budget " + budgetText(s.options.budget_bytes);
   cmd += s.options.payload == payload_mode::data ? " --payload data" : " --payload accounting";
@@ -81,7 +80,7 @@ std::string cliEquivalent(const session& s) {
   return cmd;
 }
 
-std::string headlessReport(const session& s, std::size_t maxTransitionLines) {
+std::string headlessReport(const run_description& s, std::size_t maxTransitionLines) {
   std::string out;
   char line[200];
   std::size_t shown = 0;
@@ -102,14 +101,14 @@ std::string headlessReport(const session& s, std::size_t maxTransitionLines) {
     }
     last = m.level;
   };
-  const auto start = std::chrono::steady_clock::now();
-  const auto e = replay(s, onStep);  // no commands and no step count: a plain simulate
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run_hooks hooks;
+  hooks.on_step = onStep;
+  const auto result = run_to_end(s, hooks);
   if (shown > maxTransitionLines) {
     out += "  ... " + std::to_string(shown - maxTransitionLines) + " more level changes\n";
   }
   return (shown ? "level changes:\n" + out : std::string("no level changes\n")) +
-         summary_text(summarize(*e, s.load_spec, wall));
+         summary_text(result.summary);
 }
 
 }  // namespace kvscope::ui

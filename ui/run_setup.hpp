@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/runner.hpp"
-#include "engine/session.hpp"
+#include "run/runner.hpp"
+#include "io/session_file.hpp"
 
 namespace kvscope::ui {
 
@@ -19,16 +19,16 @@ namespace kvscope::ui {
 inline constexpr const char* demoLoadSpec =
     "gen:rate=6,prompt=lognormal:700:0.5,output=uniform:500:0.6,duration=25,seed=1";
 inline constexpr double demoStepsPerSecond = 60;
-session demoSession();
+run_description demoSession();
 
 // True for a "gen:" spec (a generated load), false for a trace path.
-bool isGenerated(const session& s);
+bool isGenerated(const run_description& s);
 
 // The seed a run shows: the generator's for a "gen:" spec, else the K/V data seed.
-std::uint64_t seedOf(const session& s);
+std::uint64_t seedOf(const run_description& s);
 // The same run from another seed: the generator's `seed=` (for a "gen:" spec that parses) and
 // the synthetic K/V data seed. The command log is dropped: it is a new run.
-session reseeded(session s, std::uint64_t seed);
+run_description reseeded(run_description s, std::uint64_t seed);
 
 // How the app runs an engine: playing at `stepsPerSecond` (0 = flat out), a snapshot every
 // 25 ms (a little faster than the window's 33 ms poll, so every poll finds a new one), its
@@ -39,19 +39,19 @@ runner_options liveRunnerOptions(double stepsPerSecond);
 // A live runner for `s`: the engine is made from its options and load (again on every reset),
 // and its command log is replayed as the runner's script, pausing at its saved step.
 // Throws what engine's constructor and open_load throw (std::invalid_argument, load_error).
-std::unique_ptr<runner> makeRunner(const session& s, runner_options options);
+std::unique_ptr<runner> makeRunner(const run_description& s, runner_options options);
 
 // The session a run has become: `started` with the snapshot's command log and step.
-session sessionAt(session started, const engine_snapshot& snapshot);
+run_description sessionAt(run_description started, const engine_snapshot& snapshot);
 
 // A budget as the CLI takes it: "16MiB" when that is exact, else the byte count.
 std::string budgetText(std::uint64_t bytes);
 
 // The kvscope-cli command that runs the same thing headless.
-std::string cliEquivalent(const session& s);
+std::string cliEquivalent(const run_description& s);
 
 // Runs `s` headless to its saved step (or to the end of the load) as `kvscope-cli simulate` /
 // `replay` do, and returns the level changes and the summary as text. Throws like makeRunner.
-std::string headlessReport(const session& s, std::size_t maxTransitionLines = 16);
+std::string headlessReport(const run_description& s, std::size_t maxTransitionLines = 16);
 
 }  // namespace kvscope::ui

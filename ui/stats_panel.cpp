@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "engine/run_summary.hpp"
+#include "run/run_summary.hpp"
 #include "live_label.hpp"
 
 namespace kvscope::ui {

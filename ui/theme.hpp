@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "memory/frame_map.hpp"
-#include "policy/level.hpp"
+#include "quant/level.hpp"
 
 class QCustomPlot;
 

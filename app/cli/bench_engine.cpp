@@ -12,66 +12,73 @@
 #include "bench_commands.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "engine/engine.hpp"
 #include "io/metrics_csv.hpp"
 #include "load/load_error.hpp"
-#include "load/open_load.hpp"
-#include "util/byte_size.hpp"
+#include "run/run_service.hpp"
+#include "run_option_flags.hpp"
 
 namespace kvscope::cli {
 namespace {
 
+// A data-mode run where quantization work dominates: blocks are born cold at q8/q4 (short hot
+// tail, aggressive policy), migration re-quantizes, quality is sampled often.
+engine_options bench_defaults() {
+  engine_options o;
+  o.model = "tiny";
+  o.budget_bytes = 16ull << 20;
+  o.payload = payload_mode::data;
+  o.policy = *policy_preset("aggressive");
+  o.tail_tokens = 32;
+  o.quality_every = 10;
+  return o;
+}
+
 struct bench_engine_options {
-  // A data-mode run where quantization work dominates: blocks are born cold at q8/q4 (short hot
-  // tail, aggressive policy), migration re-quantizes, quality is sampled often.
   std::string load = "gen:rate=40,prompt=lognormal:800:0.6,output=uniform:120:0.5,count=300,seed=5";
-  std::string model = "tiny";
-  std::string budget = "16MiB";
-  std::string payload = "data";
+  run_option_flags flags;
   int threads = 0;
   int repeats = 3;
 };
 
-struct run_result {
+struct timed_run {
   double seconds = 0;
   std::uint64_t steps = 0;
   std::string fingerprint;  // every step's metrics row, concatenated
 };
 
-run_result run_once(const engine_options& options, const std::string& load, int threads) {
+timed_run run_once(const run_description& run, int threads) {
   tbb::global_control control(tbb::global_control::max_allowed_parallelism,
                               static_cast<std::size_t>(threads));
-  engine e(options, open_load(load, load_format::automatic, read_options{}));
-  run_result r;
-  const double ns = best_of_ns(1, [&] {
-    while (e.step()) {
-      r.fingerprint += metrics_csv_row(e.last_metrics());
-      r.fingerprint += '\n';
-    }
-  });
-  r.seconds = ns * 1e-9;
-  r.steps = e.steps_done();
+  timed_run r;
+  run_hooks hooks;
+  hooks.on_step = [&](const engine& e) {
+    r.fingerprint += metrics_csv_row(e.last_metrics());
+    r.fingerprint += '\n';
+  };
+  const auto result = run_to_end(run, hooks);
+  r.seconds = result.summary.wall_seconds;
+  r.steps = result.summary.steps;
   return r;
 }
 
 int run_bench_engine(const bench_engine_options& o) {
-  engine_options options;
-  options.model = o.model;
-  options.budget_bytes = parse_byte_size(o.budget).value_or(0);
-  options.payload = o.payload == "data" ? payload_mode::data : payload_mode::accounting;
-  options.policy = *policy_preset("aggressive");
-  options.tail_tokens = 32;
-  options.quality_every = 10;
-  if (auto reason = validate(options)) {
+  run_description run;
+  run.load_spec = o.load;
+  run.options = bench_defaults();
+  if (auto applied = o.flags.apply(run.options); !applied) {
+    print_error(applied.error());
+    return exit_bad_input;
+  }
+  if (auto reason = validate(run.options)) {
     print_error(*reason);
     return exit_bad_input;
   }
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency());
   try {
-    run_result best1, bestn;
+    timed_run best1, bestn;
     for (int i = 0; i < o.repeats; ++i) {
-      auto one = run_once(options, o.load, 1);
-      auto many = run_once(options, o.load, threads);
+      auto one = run_once(run, 1);
+      auto many = run_once(run, threads);
       if (one.fingerprint != many.fingerprint) {
         print_error("metrics differ between 1 and " + std::to_string(threads) +
                     " threads: determinism is broken");
@@ -98,11 +105,7 @@ void add_bench_engine_command(CLI::App& bench, int& exit_code) {
       "engine", "Engine steps with 1 thread vs N on the same data-mode load (best of --repeats); "
                 "checks the metrics are bit-identical");
   cmd->add_option("--load", o->load, "Load spec")->default_val(o->load);
-  cmd->add_option("--model", o->model, "Model preset")->default_val(o->model);
-  cmd->add_option("--budget", o->budget, "KV cache budget")->default_val(o->budget);
-  cmd->add_option("--payload", o->payload, "data or accounting")
-      ->check(CLI::IsMember({"data", "accounting"}))
-      ->default_val(o->payload);
+  o->flags.add_to(*cmd, in_bench, bench_defaults());
   cmd->add_option("--threads", o->threads, "Threads of the parallel run (default: all cores)");
   cmd->add_option("--repeats", o->repeats, "Runs of each, best taken")->default_val(3)->check(CLI::Range(1, 100));
   cmd->callback([o, &exit_code] { exit_code = run_bench_engine(*o); });

@@ -1,8 +1,8 @@
-// `kvscope-cli simulate` and `kvscope-cli replay`: run the whole engine on a load, headless.
+// `kvscope-cli simulate` and `kvscope-cli replay`: run a load to the end through the run service,
+// headless. The engine options come from the option table (run_option_flags).
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -11,15 +11,16 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "engine/run_summary.hpp"
-#include "engine/session.hpp"
 #include "io/metrics_csv.hpp"
 #include "io/policy_file.hpp"
+#include "io/session_file.hpp"
 #include "load/load_error.hpp"
 #include "load_options.hpp"
-#include "memory/model_shape.hpp"
+#include "run/run_service.hpp"
+#include "io/summary_format.hpp"
+#include "run/run_summary.hpp"
+#include "run_option_flags.hpp"
 #include "util/atomic_write.hpp"
-#include "util/byte_size.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -34,20 +35,12 @@ struct output_options {
 
 struct simulate_options {
   load_options load;
-  std::string budget = "16GiB";
   std::string policy_path;
   std::string preset;
-  std::string payload = "accounting";
   std::string session_path;
-  double step_base_ms = 10, step_prefill_us = 40, step_decode_us = 80;
-  bool no_prefix_caching = false;
-  engine_options engine;
+  run_option_flags flags;
   output_options out;
 };
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 void add_output_options(CLI::App& cmd, output_options& o) {
   cmd.add_option("--threads", o.threads, "Worker threads for quantization and migration (default: all cores)")
@@ -61,10 +54,21 @@ void add_output_options(CLI::App& cmd, output_options& o) {
   cmd.add_flag("--quiet", o.quiet, "No text summary on stdout");
 }
 
-// Runs `make` to completion with metrics, progress and the summary; returns the exit code.
-int run_to_end(const std::function<std::unique_ptr<engine>(
-                   const std::function<void(const engine&)>&)>& run,
-               const std::string& load_name, const output_options& out) {
+// "step 1024, 12 s simulated, 300/310 requests done, 42 % of the load, ETA 3 s"
+void print_progress(const run_progress& p) {
+  char eta[48] = "";
+  if (p.load_fraction > 0.01 && p.load_fraction < 1) {
+    std::snprintf(eta, sizeof eta, ", %.0f %% of the load, ETA %.0f s", 100 * p.load_fraction,
+                  p.wall_seconds * (1 - p.load_fraction) / p.load_fraction);
+  }
+  std::fprintf(stderr, "\rstep %llu, %.0f s simulated, %llu/%llu requests done%s   ",
+               static_cast<unsigned long long>(p.steps), p.sim_time_s,
+               static_cast<unsigned long long>(p.requests_done),
+               static_cast<unsigned long long>(p.requests_seen), eta);
+}
+
+// Runs `run` to the end with metrics, progress and the summary; returns the exit code.
+int run_and_report(const run_description& run, const output_options& out) {
   std::optional<tbb::global_control> threads;
   if (out.threads > 0) {
     threads.emplace(tbb::global_control::max_allowed_parallelism,
@@ -78,29 +82,22 @@ int run_to_end(const std::function<std::unique_ptr<engine>(
     }
   }
   const bool progress = stderr_is_terminal();
-  const double start = now_s();
-  double last_progress = start;
-  auto on_step = [&](const engine& e) {
-    const auto& m = e.last_metrics();
-    if (csv.is_open() && m.step % out.metrics_every == 0) csv.write(m);
-    if (progress && (m.step & 1023) == 0 && now_s() - last_progress > 0.25) {
-      last_progress = now_s();
-      std::fprintf(stderr, "\rstep %llu, %.0f s simulated, %llu/%llu requests done, level %s   ",
-                   static_cast<unsigned long long>(m.step), m.sim_time_s,
-                   static_cast<unsigned long long>(e.totals().requests_finished),
-                   static_cast<unsigned long long>(e.totals().requests_total),
-                   std::string(tag(m.level)).c_str());
-    }
-  };
-  std::unique_ptr<engine> e;
+  run_hooks hooks;
+  if (csv.is_open()) {
+    hooks.on_step = [&](const engine& e) {
+      const auto& m = e.last_metrics();
+      if (m.step % out.metrics_every == 0) csv.write(m);
+    };
+  }
+  if (progress) hooks.on_progress = print_progress;
+  run_result result;
   try {
-    e = run(on_step);
+    result = run_to_end(run, hooks);
   } catch (const load_error& err) {
     if (progress) std::fprintf(stderr, "\r\033[K");
     print_error(err.what());
     return exit_bad_input;
   }
-  const double wall = now_s() - start;
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (csv.is_open()) {
     if (auto r = csv.finish(); !r) {
@@ -108,32 +105,26 @@ int run_to_end(const std::function<std::unique_ptr<engine>(
       return exit_runtime_failure;
     }
   }
-  const auto summary = summarize(*e, load_name, wall);
   if (out.summary_json_path == "-") {
-    std::cout << summary_json(summary);
+    std::cout << summary_json(result.summary);
   } else {
     if (!out.summary_json_path.empty()) {
-      if (auto r = write_file_atomically(out.summary_json_path, summary_json(summary)); !r) {
+      if (auto r = write_file_atomically(out.summary_json_path, summary_json(result.summary)); !r) {
         print_error(r.error());
         return exit_runtime_failure;
       }
     }
-    if (!out.quiet) std::cout << summary_text(summary);
+    if (!out.quiet) std::cout << summary_text(result.summary);
   }
-  for (const auto& r : e->rejected()) {
+  for (const auto& r : result.final_engine->rejected()) {
     std::cerr << "kvscope-cli: request " << r.request_id << " rejected: " << r.reason << '\n';
   }
-  return exit_ok;
+  return stdout_exit_status();
 }
 
-int run_simulate(simulate_options& o) {
-  auto& e = o.engine;
-  const auto budget = parse_byte_size(o.budget);
-  if (!budget) {
-    print_error("--budget: not a size: '" + o.budget + "' (e.g. 16GiB, 512MiB, 1073741824)");
-    return exit_bad_input;
-  }
-  e.budget_bytes = *budget;
+int run_simulate(const simulate_options& o) {
+  run_description run;
+  auto& e = run.options;
   if (!o.policy_path.empty()) {
     auto config = read_policy_config(o.policy_path);
     if (!config) {
@@ -144,32 +135,24 @@ int run_simulate(simulate_options& o) {
   } else if (!o.preset.empty()) {
     e.policy = *policy_preset(o.preset);
   }
-  e.payload = o.payload == "data" ? payload_mode::data : payload_mode::accounting;
-  e.prefix_caching = !o.no_prefix_caching;
-  e.timing = {o.step_base_ms * 1e-3, o.step_prefill_us * 1e-6, o.step_decode_us * 1e-6};
+  if (auto applied = o.flags.apply(e); !applied) {
+    print_error(applied.error());
+    return exit_bad_input;
+  }
   if (auto reason = validate(e)) {
     print_error(*reason);
     return exit_bad_input;
   }
-
-  session s;
-  s.load_spec = o.load.spec;
-  s.format = parse_load_format(o.load.format).value_or(load_format::automatic);
-  s.skip_bad_rows = o.load.skip_bad_rows;
-  s.options = e;
+  run.load_spec = o.load.spec;
+  run.format = parse_load_format(o.load.format).value_or(load_format::automatic);
+  run.skip_bad_rows = o.load.skip_bad_rows;
   if (!o.session_path.empty()) {
-    if (auto r = write_session(o.session_path, s); !r) {
+    if (auto r = write_session(o.session_path, run); !r) {
       print_error(r.error());
       return exit_bad_input;
     }
   }
-  return run_to_end(
-      [&](const std::function<void(const engine&)>& on_step) {
-        auto eng = std::make_unique<engine>(e, open_load(o.load));
-        while (eng->step()) on_step(*eng);
-        return eng;
-      },
-      o.load.spec, o.out);
+  return run_and_report(run, o.out);
 }
 
 }  // namespace
@@ -179,13 +162,6 @@ void add_simulate_command(CLI::App& root, int& exit_code) {
   auto* cmd = root.add_subcommand(
       "simulate", "Run the paged KV cache, scheduler and policy on a load and print a summary");
   add_load_options(*cmd, o->load);
-  std::vector<std::string> models;
-  for (const auto& m : model_presets()) models.emplace_back(m.name);
-  cmd->add_option("--model", o->engine.model, "Model shape preset")
-      ->check(CLI::IsMember(models))
-      ->default_val("llama3-8b");
-  cmd->add_option("--budget", o->budget, "KV cache budget: 16GiB, 512MiB, bytes")
-      ->default_val("16GiB");
   std::vector<std::string> presets;
   for (auto name : policy_preset_names()) presets.emplace_back(name);
   auto* policy = cmd->add_option("--policy", o->policy_path, "Policy config file (.json or .toml)")
@@ -194,39 +170,8 @@ void add_simulate_command(CLI::App& root, int& exit_code) {
                      ->check(CLI::IsMember(presets));
   policy->excludes(preset);
   preset->excludes(policy);
-  cmd->add_option("--payload", o->payload,
-                  "accounting: tables and bytes only (any model size); data: real K/V bytes, "
-                  "quantized and measured")
-      ->check(CLI::IsMember({"accounting", "data"}))
-      ->default_val("accounting");
   cmd->add_option("--session", o->session_path, "Also write a session file that `replay` re-runs");
-  cmd->add_option("--block-size", o->engine.block_size, "Tokens per block")->default_val(16);
-  cmd->add_option("--tail-tokens", o->engine.tail_tokens, "Hot fp16 tail per sequence")
-      ->default_val(256);
-  cmd->add_option("--migration-batch", o->engine.migration_batch,
-                  "Cold blocks re-quantized per step at most")
-      ->default_val(64);
-  cmd->add_option("--max-tokens", o->engine.max_tokens, "Sliding window per sequence (0 = off)")
-      ->default_val(0);
-  cmd->add_option("--max-num-seqs", o->engine.scheduler.max_num_seqs, "Running sequences at most")
-      ->default_val(256);
-  cmd->add_option("--max-num-batched-tokens", o->engine.scheduler.max_num_batched_tokens,
-                  "Tokens per step at most (chunked prefill)")
-      ->default_val(8192);
-  cmd->add_option("--watermark", o->engine.scheduler.watermark,
-                  "Fraction of frames kept free when admitting")
-      ->default_val(0.01);
-  cmd->add_flag("--no-prefix-caching", o->no_prefix_caching, "Disable automatic prefix caching");
-  cmd->add_option("--seed", o->engine.seed, "Seed of the synthetic K/V data")->default_val(0);
-  cmd->add_option("--quality-every", o->engine.quality_every,
-                  "Data mode: measure quantization and attention error every N steps (0 = never)")
-      ->default_val(50);
-  cmd->add_option("--step-base-ms", o->step_base_ms, "Step-time model: fixed cost per step")
-      ->default_val(10);
-  cmd->add_option("--step-prefill-us", o->step_prefill_us, "Step-time model: cost per prompt token")
-      ->default_val(40);
-  cmd->add_option("--step-decode-us", o->step_decode_us, "Step-time model: cost per decoded token")
-      ->default_val(80);
+  o->flags.add_to(*cmd, in_simulate);
   add_output_options(*cmd, o->out);
   cmd->callback([o, &exit_code] { exit_code = run_simulate(*o); });
 }
@@ -245,9 +190,7 @@ void add_replay_command(CLI::App& root, int& exit_code) {
       exit_code = exit_bad_input;
       return;
     }
-    exit_code = run_to_end(
-        [&](const std::function<void(const engine&)>& on_step) { return replay(*s, on_step); },
-        s->load_spec, *out);
+    exit_code = run_and_report(*s, *out);
   });
 }
 

@@ -1,13 +1,18 @@
 #pragma once
 // Each subcommand lives in its own cmd_*.cpp and registers itself on the root app.
-// A subcommand's callback stores its exit code (DESIGN.md §7) in `exit_code`.
+// A subcommand's callback stores its exit code (util/exit_status.hpp) in `exit_code`.
+#include "util/exit_status.hpp"
+
 namespace CLI {
 class App;
 }
 
 namespace kvscope::cli {
 
-enum exit_status : int { exit_ok = 0, exit_runtime_failure = 1, exit_bad_input = 2 };
+using kvscope::exit_status;
+using kvscope::exit_ok;
+using kvscope::exit_runtime_failure;
+using kvscope::exit_bad_input;
 
 void add_policy_command(CLI::App& root, int& exit_code);
 void add_validate_command(CLI::App& root, int& exit_code);

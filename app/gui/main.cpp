@@ -27,11 +27,12 @@
 #include "memory/model_shape.hpp"
 #include "run_setup.hpp"
 #include "util/byte_size.hpp"
+#include "util/exit_status.hpp"
 
 namespace {
 
-constexpr int exit_runtime_failure = 1;
-constexpr int exit_bad_input = 2;
+using kvscope::exit_runtime_failure;
+using kvscope::exit_bad_input;
 
 bool display_available() {
   const char* platform = std::getenv("QT_QPA_PLATFORM");
@@ -61,11 +62,11 @@ std::string model_names() {
 // The run the arguments ask for, checked as far as possible before anything starts: options,
 // the load's spec or header, and (with `scan_rows`) every row of a trace, so a bad row is
 // refused now with its file and line rather than stopping the engine later.
-kvscope::session run_from_arguments(const QCommandLineParser& p, bool scan_rows) {
+kvscope::run_description run_from_arguments(const QCommandLineParser& p, bool scan_rows) {
   using namespace kvscope;
   const auto value = [&p](const char* name) { return p.value(QString::fromLatin1(name)).toStdString(); };
   const auto is_set = [&p](const char* name) { return p.isSet(QString::fromLatin1(name)); };
-  session s;
+  run_description s;
   if (is_set("session")) {
     for (const char* other : {"load", "format", "skip-bad-rows", "model", "budget", "payload", "policy", "seed"}) {
       if (is_set(other)) {
@@ -118,7 +119,7 @@ kvscope::session run_from_arguments(const QCommandLineParser& p, bool scan_rows)
   }
   if (const auto reason = validate(s.options)) throw usage_error{*reason};
   try {
-    auto source = open_session_load(s);
+    auto source = open_run_load(s);
     if (scan_rows && !ui::isGenerated(s)) for_each_request(*source, [](const request&) {});
   } catch (const load_error& e) {
     throw usage_error{e.what(), e.kind() == load_error_kind::io_failure ? exit_runtime_failure : exit_bad_input};
@@ -126,7 +127,7 @@ kvscope::session run_from_arguments(const QCommandLineParser& p, bool scan_rows)
   return s;
 }
 
-int headless(const kvscope::session& s, const QCommandLineParser& p) {
+int headless(const kvscope::run_description& s, const QCommandLineParser& p) {
   const std::string how = p.isSet(QStringLiteral("session"))
                               ? "kvscope-cli replay --session " + p.value(QStringLiteral("session")).toStdString()
                               : kvscope::ui::cliEquivalent(s);
@@ -245,7 +246,7 @@ int main(int argc, char** argv) {
     return exit_bad_input;
   }
 
-  kvscope::session run;
+  kvscope::run_description run;
   try {
     run = run_from_arguments(parser, gui);
   } catch (const usage_error& e) {

@@ -43,7 +43,7 @@ engine::engine(const engine_options& options, std::unique_ptr<request_source> lo
   if (auto reason = validate(options_)) throw std::invalid_argument(*reason);
   shape_ = *find_model_shape(options_.model);
   cache_ = std::make_unique<paged_cache>(cache_config(options_, shape_));
-  kv_ = std::make_unique<paged_kv_cache>(*cache_, options_.prefix_caching);
+  kv_ = std::make_unique<block_manager>(*cache_, options_.prefix_caching);
   kv_->set_cold_level(policy_.level());
   kv_->set_guaranteed_level(options_.policy.min_level);
   sched_ = std::make_unique<scheduler>(options_.scheduler, *kv_);
@@ -77,6 +77,10 @@ double referenced_share(const pool_usage& usage) noexcept {
 double engine::pressure() const noexcept { return referenced_share(cache_->pool().usage()); }
 
 bool engine::finished() const noexcept { return !next_arrival_ && sched_->idle(); }
+
+double engine::load_progress() const noexcept {
+  return next_arrival_ && load_ ? load_->progress() : 1.0;
+}
 
 void engine::pull_arrivals() {
   // Nothing to do until the next request arrives: jump the clock instead of idling.
@@ -225,19 +229,6 @@ expected<void, std::string> engine::reconfigure(const policy_config& config) {
   kv_->set_guaranteed_level(config.min_level);
   kv_->set_cold_level(policy_.level());
   return {};
-}
-
-engine_snapshot engine::snapshot(bool with_pool) const {
-  engine_snapshot s;
-  s.step = steps_;
-  s.sim_time_s = clock_s_;
-  s.finished = finished();
-  s.latest = last_;
-  s.policy = policy_.config();
-  s.policy_now = policy_.state();
-  s.budget_bytes = cache_->pool().budget_bytes();
-  if (with_pool) s.pool = std::make_shared<const pool_view>(view_pool());
-  return s;
 }
 
 pool_view engine::view_pool() const {

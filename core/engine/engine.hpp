@@ -1,5 +1,5 @@
 #pragma once
-// The engine: one batched forward step at a time (DESIGN.md §5). Each step admits arrived
+// The engine: one batched forward step at a time (docs/ARCHITECTURE.md, "The engine"). Each step admits arrived
 // requests, schedules (continuous batching, prefix cache, preemption), writes the new tokens'
 // K/V (data mode) or just counts them (accounting mode), advances the simulated clock by the
 // step-time model, lets the policy observe the pressure, migrates cold blocks to its level and
@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/snapshot.hpp"
+#include "engine/pool_view.hpp"
 #include "engine/step_metrics.hpp"
 #include "load/request_source.hpp"
 #include "memory/paged_cache.hpp"
 #include "memory/synthetic_kv.hpp"
 #include "policy/policy_controller.hpp"
-#include "sched/paged_kv_cache.hpp"
+#include "sched/block_manager.hpp"
 #include "sched/scheduler.hpp"
 #include "util/expected.hpp"
 
@@ -26,10 +26,12 @@ namespace kvscope {
 
 // Simulated duration of a step: a fixed cost (reading the weights) plus a cost per token
 // computed. Defaults are in the range of an 8B model on one modern GPU.
+// Written as typed value × unit so a default is bit-identical to the same value typed on the
+// command line in ms or us (40 * 1e-6 is not 40e-6).
 struct step_time_model {
-  double base_s = 0.010;
-  double per_prefill_token_s = 40e-6;
-  double per_decode_token_s = 80e-6;
+  double base_s = 10 * 1e-3;
+  double per_prefill_token_s = 40 * 1e-6;
+  double per_decode_token_s = 80 * 1e-6;
 
   double seconds(const step_plan& plan) const noexcept {
     return base_s + per_prefill_token_s * plan.prefill_tokens +
@@ -90,6 +92,8 @@ class engine {
   // has finished or been rejected. Throws what the load throws (a bad row while streaming).
   bool step();
   bool finished() const noexcept;
+  // Share of the load read so far, in [0, 1] (1 once it is exhausted).
+  double load_progress() const noexcept;
 
   std::uint64_t steps_done() const noexcept { return steps_; }
   double sim_time_s() const noexcept { return clock_s_; }
@@ -106,8 +110,6 @@ class engine {
   // Adopts a new policy config from the next step on; the validation reason otherwise.
   expected<void, std::string> reconfigure(const policy_config& config);
 
-  // Step, metrics, policy state and (with_pool) a new pool_view; the runner adds the rest.
-  engine_snapshot snapshot(bool with_pool = true) const;
   // Every frame and the running sequences' block tables now: what a pool_view holds.
   pool_view view_pool() const;
 
@@ -122,7 +124,7 @@ class engine {
   std::unique_ptr<request_source> load_;
   std::optional<request> next_arrival_;
   std::unique_ptr<paged_cache> cache_;
-  std::unique_ptr<paged_kv_cache> kv_;
+  std::unique_ptr<block_manager> kv_;
   std::unique_ptr<scheduler> sched_;
   policy_controller policy_;
   synthetic_kv data_;

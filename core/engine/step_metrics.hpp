@@ -1,11 +1,11 @@
 #pragma once
-// What the engine records after every step (DESIGN.md §5), named as vLLM names them where it
+// What the engine records after every step (docs/ARCHITECTURE.md, "The engine"), named as vLLM names them where it
 // has a name. Plain values: the GUI plots them, the CLI writes them as CSV.
 #include <array>
 #include <cmath>
 #include <cstdint>
 
-#include "policy/level.hpp"
+#include "quant/level.hpp"
 
 namespace kvscope {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Policy config files, JSON or TOML, with exactly the field names of DESIGN.md §2.
+// Policy config files, JSON or TOML, with exactly the field names of docs/policy.md.
 // An optional `provenance` object/table records where a tuned config came from; readers ignore it.
 #include <cstdint>
 #include <filesystem>

@@ -1,5 +1,5 @@
 #pragma once
-// The CSV traces of DESIGN.md §4, columns found by header name:
+// The CSV traces of docs/load-formats.md, columns found by header name:
 //   azure     TIMESTAMP,ContextTokens,GeneratedTokens  (civil timestamps, 2023 and 2024 forms)
 //   burstgpt  Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type  (seconds;
 //             0 response tokens = failed request, skipped and counted; newer files add columns)

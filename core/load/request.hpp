@@ -1,5 +1,5 @@
 #pragma once
-// One request of a load (DESIGN.md §4): when it arrives and how many tokens it reads and writes.
+// One request of a load (docs/load-formats.md): when it arrives and how many tokens it reads and writes.
 #include <cstdint>
 #include <string>
 #include <vector>

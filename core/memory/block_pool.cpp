@@ -60,7 +60,7 @@ std::uint32_t block_pool::free_frames() const noexcept {
   return frame_count() - used_frames_ - reserve_for(scale_bytes_);
 }
 
-double block_pool::pressure() const noexcept {
+double block_pool::occupancy() const noexcept {
   return static_cast<double>(bytes_in_use()) / static_cast<double>(budget_bytes());
 }
 

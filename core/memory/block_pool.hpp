@@ -162,7 +162,7 @@ class block_pool {
   std::uint64_t free_bytes() const noexcept { return budget_bytes() - bytes_in_use(); }
   std::uint32_t free_frames() const noexcept;
   // bytes_in_use / budget, in [0, 1].
-  double pressure() const noexcept;
+  double occupancy() const noexcept;
   pool_usage usage() const noexcept;
 
   // Every frame and the blocks in it, for the block map; `into` keeps its capacity.

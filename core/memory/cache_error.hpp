@@ -1,5 +1,5 @@
 #pragma once
-// The expected failures of the paged cache, as values (DESIGN.md §3).
+// The expected failures of the paged cache, as values (docs/ARCHITECTURE.md, "Paged memory").
 #include <cstdint>
 #include <string_view>
 

@@ -1,21 +1,15 @@
 #pragma once
 // What the block map draws: every frame of the pool and the blocks it holds, as plain values.
 // A frame is the memory of one fp16 block; it holds 1 fp16 block, 2 eight-bit (q8/fp8) blocks
-// or 4 q4 blocks (DESIGN.md §3). Shared by the pool (which fills it) and the UI (which draws it).
+// or 4 q4 blocks (see memory/block_pool.hpp). Shared by the pool (which fills it) and the UI (which draws it).
 #include <array>
 #include <cstdint>
 #include <vector>
 
-#include "policy/level.hpp"
+#include "quant/level.hpp"
+#include "util/ids.hpp"
 
 namespace kvscope {
-
-using sequence_id = std::int32_t;
-inline constexpr sequence_id no_sequence = -1;
-
-// A physical block's handle in the pool: stable while the block lives (also across migration).
-using block_id = std::uint32_t;
-inline constexpr block_id no_block = 0xFFFFFFFFu;
 
 struct block_slot {
   sequence_id owner = no_sequence;  // allocating (or reviving) sequence; no_sequence once it let go

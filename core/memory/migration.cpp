@@ -10,7 +10,7 @@
 
 namespace kvscope {
 
-void paged_cache::pick_cold(sequence_state& s, precision level, std::uint32_t max_blocks,
+void paged_cache::pick_cold(sequence_blocks& s, precision level, std::uint32_t max_blocks,
                             std::vector<block_id>& picked) {
   // Every block before scan_block is at most as big as scan_level stores it (blocks never grow
   // back: no expansion on a fall). A stricter level must look at them again; a laxer one is

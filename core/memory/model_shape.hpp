@@ -1,5 +1,5 @@
 #pragma once
-// The KV-relevant shape of a model (DESIGN.md §3) and the named presets.
+// The KV-relevant shape of a model (docs/ARCHITECTURE.md, "Paged memory") and the named presets.
 #include <cstdint>
 #include <optional>
 #include <span>

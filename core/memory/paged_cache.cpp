@@ -17,13 +17,13 @@ paged_cache::paged_cache(const paged_cache_config& config)
   if (std::has_single_bit(block_size())) block_shift_ = std::countr_zero(block_size());
 }
 
-paged_cache::sequence_state* paged_cache::find(sequence_id seq) noexcept {
+paged_cache::sequence_blocks* paged_cache::find(sequence_id seq) noexcept {
   if (seq < 0 || static_cast<std::size_t>(seq) >= seqs_.size()) return nullptr;
-  sequence_state& s = seqs_[static_cast<std::size_t>(seq)];
+  sequence_blocks& s = seqs_[static_cast<std::size_t>(seq)];
   return s.alive ? &s : nullptr;
 }
 
-const paged_cache::sequence_state* paged_cache::find(sequence_id seq) const noexcept {
+const paged_cache::sequence_blocks* paged_cache::find(sequence_id seq) const noexcept {
   return const_cast<paged_cache*>(this)->find(seq);
 }
 
@@ -36,7 +36,7 @@ sequence_id paged_cache::create_sequence() {
     id = static_cast<sequence_id>(seqs_.size());
     seqs_.emplace_back();
   }
-  sequence_state& s = seqs_[static_cast<std::size_t>(id)];
+  sequence_blocks& s = seqs_[static_cast<std::size_t>(id)];
   s.table.clear();  // keeps its capacity for the next user of this id
   s.length = 0;
   s.first_block = 0;
@@ -48,7 +48,7 @@ sequence_id paged_cache::create_sequence() {
 
 expected<void, cache_error> paged_cache::drop_sequence(sequence_id seq, retention keep,
                                                        std::vector<block_id>* cached) {
-  sequence_state* s = find(seq);
+  sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   for (std::size_t i = s->table.size(); i-- > 0;) {
     const block_id b = s->table[i];
@@ -72,31 +72,31 @@ std::vector<sequence_id> paged_cache::sequences() const {
 }
 
 expected<std::uint32_t, cache_error> paged_cache::length(sequence_id seq) const {
-  const sequence_state* s = find(seq);
+  const sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   return s->length;
 }
 
 expected<std::uint32_t, cache_error> paged_cache::capacity(sequence_id seq) const {
-  const sequence_state* s = find(seq);
+  const sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   return static_cast<std::uint32_t>((s->first_block + s->table.size()) * block_size());
 }
 
 expected<std::uint32_t, cache_error> paged_cache::first_block(sequence_id seq) const {
-  const sequence_state* s = find(seq);
+  const sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   return s->first_block;
 }
 
 expected<std::span<const block_id>, cache_error> paged_cache::block_table(sequence_id seq) const {
-  const sequence_state* s = find(seq);
+  const sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   return std::span<const block_id>(s->table);
 }
 
 expected<void, cache_error> paged_cache::ensure_capacity(sequence_id seq, std::uint32_t tokens) {
-  sequence_state* s = find(seq);
+  sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   const std::uint64_t have = s->first_block + s->table.size();
   const std::uint64_t need = (std::uint64_t{tokens} + block_size() - 1) / block_size();
@@ -115,7 +115,7 @@ expected<void, cache_error> paged_cache::ensure_capacity(sequence_id seq, std::u
 }
 
 expected<block_id, cache_error> paged_cache::append_block(sequence_id seq, precision tier) {
-  sequence_state* s = find(seq);
+  sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   const auto logical = static_cast<std::int32_t>(s->first_block + s->table.size());
   auto b = pool_.allocate(tier, seq, logical);
@@ -124,7 +124,7 @@ expected<block_id, cache_error> paged_cache::append_block(sequence_id seq, preci
 }
 
 expected<void, cache_error> paged_cache::append_shared(sequence_id seq, block_id b) {
-  sequence_state* s = find(seq);
+  sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   assert(pool_.is_live(b));
   pool_.retain(b, seq, static_cast<std::int32_t>(s->first_block + s->table.size()));
@@ -133,7 +133,7 @@ expected<void, cache_error> paged_cache::append_shared(sequence_id seq, block_id
 }
 
 expected<void, cache_error> paged_cache::pop_block(sequence_id seq) {
-  sequence_state* s = find(seq);
+  sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   if (s->table.empty()) return unexpected{cache_error::position_out_of_range};
   pool_.release(s->table.back(), seq, false);
@@ -144,7 +144,7 @@ expected<void, cache_error> paged_cache::pop_block(sequence_id seq) {
 }
 
 expected<void, cache_error> paged_cache::advance(sequence_id seq, std::uint32_t tokens) {
-  sequence_state* s = find(seq);
+  sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   const std::uint64_t end = std::uint64_t{s->length} + tokens;
   if (end > (s->first_block + s->table.size()) * std::uint64_t{block_size()}) {
@@ -155,7 +155,7 @@ expected<void, cache_error> paged_cache::advance(sequence_id seq, std::uint32_t 
   return {};
 }
 
-void paged_cache::grow_length(sequence_state& s, std::uint32_t new_length) {
+void paged_cache::grow_length(sequence_blocks& s, std::uint32_t new_length) {
   if (new_length <= s.length) return;
   const std::uint32_t bs = block_size();
   const std::uint32_t from = std::max(s.length / bs, s.first_block);
@@ -167,7 +167,7 @@ void paged_cache::grow_length(sequence_state& s, std::uint32_t new_length) {
   s.length = new_length;
 }
 
-void paged_cache::apply_window(sequence_id seq, sequence_state& s) {
+void paged_cache::apply_window(sequence_id seq, sequence_blocks& s) {
   if (config_.max_tokens == 0 || s.length <= config_.max_tokens) return;
   const std::uint64_t keep_from = s.length - config_.max_tokens;
   std::size_t drop = 0;
@@ -208,7 +208,7 @@ void paged_cache::load(const block_data& d, std::size_t offset, std::span<float>
 expected<void, cache_error> paged_cache::write(sequence_id seq, std::uint32_t layer,
                                                std::uint32_t pos, std::span<const float> k,
                                                std::span<const float> v) {
-  sequence_state* s = find(seq);
+  sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   const std::uint64_t head_values = shape().head_values();
   if (layer >= shape().layers || k.size() != head_values || v.size() != head_values) {
@@ -235,7 +235,7 @@ expected<void, cache_error> paged_cache::store_kv(sequence_id seq, std::uint32_t
                                                   std::uint32_t pos, std::span<const float> k,
                                                   std::span<const float> v,
                                                   std::span<fp16_bits> scratch) const {
-  const sequence_state* s = find(seq);
+  const sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   const std::uint64_t head_values = shape().head_values();
   if (layer >= shape().layers || k.size() != head_values || v.size() != head_values ||
@@ -257,7 +257,7 @@ expected<void, cache_error> paged_cache::store_kv(sequence_id seq, std::uint32_t
 expected<void, cache_error> paged_cache::read(sequence_id seq, std::uint32_t layer,
                                               std::uint32_t pos, std::span<float> k,
                                               std::span<float> v) const {
-  const sequence_state* s = find(seq);
+  const sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   const std::uint64_t head_values = shape().head_values();
   if (layer >= shape().layers || k.size() != head_values || v.size() != head_values) {
@@ -279,7 +279,7 @@ expected<std::uint32_t, cache_error> paged_cache::read_block(sequence_id seq, st
                                                              std::uint32_t layer,
                                                              std::span<float> k,
                                                              std::span<float> v) const {
-  const sequence_state* s = find(seq);
+  const sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   const std::size_t head_values = shape().head_values();
   const std::size_t room = block_size() * head_values;
@@ -302,7 +302,7 @@ expected<std::uint32_t, cache_error> paged_cache::read_block(sequence_id seq, st
 
 std::size_t paged_cache::metadata_bytes() const noexcept {
   std::size_t bytes = pool_.metadata_bytes() + sizeof(*this) - sizeof(pool_) +
-                      seqs_.capacity() * sizeof(sequence_state) +
+                      seqs_.capacity() * sizeof(sequence_blocks) +
                       free_ids_.size() * sizeof(sequence_id) +
                       (half_scratch_.capacity() + staging_.capacity()) * sizeof(fp16_bits);
   for (const auto& s : seqs_) bytes += s.table.capacity() * sizeof(block_id);
@@ -313,7 +313,7 @@ std::string paged_cache::audit() const {
   if (std::string why = pool_.audit(); !why.empty()) return "pool: " + why;
   std::vector<std::uint32_t> refs(pool_.block_id_limit(), 0);
   for (std::size_t i = 0; i < seqs_.size(); ++i) {
-    const sequence_state& s = seqs_[i];
+    const sequence_blocks& s = seqs_[i];
     const std::string name = "sequence " + std::to_string(i);
     if (!s.alive) {
       if (!s.table.empty()) return name + ": dropped but keeps blocks";

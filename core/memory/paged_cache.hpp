@@ -1,5 +1,5 @@
 #pragma once
-// The paged KV cache: sequences with block tables over a block_pool (DESIGN.md §3), with the
+// The paged KV cache: sequences with block tables over a block_pool (docs/ARCHITECTURE.md, "Paged memory"), with the
 // contract of a reference paged cache — create/drop sequence, ensure capacity, write and read K/V
 // per (sequence, layer, position), lengths, utilization — and the block-level calls a vLLM-like
 // scheduler with a prefix cache needs (append a block at a precision, share an existing block,
@@ -129,14 +129,14 @@ class paged_cache {
   migration_result migrate(precision level, std::uint32_t max_blocks);
 
   // bytes in use / budget.
-  double utilization() const noexcept { return pool_.pressure(); }
+  double utilization() const noexcept { return pool_.occupancy(); }
   std::size_t metadata_bytes() const noexcept;
   // pool().audit() plus: table entries are live, refcounts equal table references, cached blocks
   // are in no table, lengths within capacity. Empty when all hold.
   std::string audit() const;
 
  private:
-  struct sequence_state {
+  struct sequence_blocks {
     std::vector<block_id> table;
     std::uint32_t length = 0;
     std::uint32_t first_block = 0;  // absolute index of table[0]
@@ -145,10 +145,10 @@ class paged_cache {
     bool alive = false;
   };
 
-  sequence_state* find(sequence_id seq) noexcept;
-  const sequence_state* find(sequence_id seq) const noexcept;
-  void grow_length(sequence_state& s, std::uint32_t new_length);
-  void apply_window(sequence_id seq, sequence_state& s);
+  sequence_blocks* find(sequence_id seq) noexcept;
+  const sequence_blocks* find(sequence_id seq) const noexcept;
+  void grow_length(sequence_blocks& s, std::uint32_t new_length);
+  void apply_window(sequence_id seq, sequence_blocks& s);
   std::uint32_t block_of(std::uint32_t pos) const noexcept {
     return block_shift_ >= 0 ? pos >> block_shift_ : pos / block_size();
   }
@@ -156,7 +156,7 @@ class paged_cache {
   void store(const block_data& d, std::size_t offset, std::span<const float> values,
              fp16_bits* scratch) const;
   void load(const block_data& d, std::size_t offset, std::span<float> values) const;
-  void pick_cold(sequence_state& s, precision level, std::uint32_t max_blocks,
+  void pick_cold(sequence_blocks& s, precision level, std::uint32_t max_blocks,
                  std::vector<block_id>& picked);
   void requantize(std::span<const block_id> blocks, std::span<const placement> from,
                   precision to);
@@ -165,7 +165,7 @@ class paged_cache {
   block_pool pool_;
   const kernel_set& kernels_;
   int block_shift_ = -1;  // log2(block_size) when it is a power of two: no division per access
-  std::vector<sequence_state> seqs_;
+  std::vector<sequence_blocks> seqs_;
   std::priority_queue<sequence_id, std::vector<sequence_id>, std::greater<>> free_ids_;
   std::vector<fp16_bits> half_scratch_;  // write: f32 -> fp16 before quantizing
   std::vector<fp16_bits> staging_;       // migrate: re-quantized blocks before placement

@@ -1,5 +1,5 @@
 #pragma once
-// Quality, measured rather than assumed (DESIGN.md §3): quantization error per level and the
+// Quality, measured rather than assumed (docs/ARCHITECTURE.md, "Paged memory"): quantization error per level and the
 // error of decode attention over the paged cache, both against the regenerated synthetic
 // originals (f32, before any fp16 rounding). Parallel work is per block or per layer with
 // per-item partial sums added up in a fixed order, so results do not depend on thread count.

@@ -1,7 +1,7 @@
 #pragma once
 // Synthetic K/V data as a pure function of (seed, stream, position, layer, head, channel), so the
 // original of anything in the cache can be regenerated to measure error without keeping a copy
-// (DESIGN.md §3). Counter-based: splitmix64 hashes of the coordinates, four 16-bit uniforms per
+// (docs/ARCHITECTURE.md, "Paged memory"). Counter-based: splitmix64 hashes of the coordinates, four 16-bit uniforms per
 // hash summed into an approximately normal value (mean 0, variance 1, tails cut at ~3.5 sigma).
 // Keys have `outliers_per_head` channels per (layer, head) scaled by `outlier_scale`, as real keys
 // do; values and queries do not. `stream` names the data of one sequence (e.g. its request id).

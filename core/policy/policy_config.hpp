@@ -1,11 +1,11 @@
 #pragma once
-// The policy's configuration, its presets and its validation (DESIGN.md §2, exact).
+// The policy's configuration, its presets and its validation (docs/policy.md, exact).
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "policy/level.hpp"
+#include "quant/level.hpp"
 
 namespace kvscope {
 

@@ -1,10 +1,10 @@
 #pragma once
-// The EWMA pressure controller with hysteresis, step for step as the reference (DESIGN.md §2).
+// The EWMA pressure controller with hysteresis, step for step as the reference (docs/policy.md).
 #include <atomic>
 #include <cstdint>
 #include <string>
 
-#include "policy/level.hpp"
+#include "quant/level.hpp"
 #include "policy/policy_config.hpp"
 #include "util/expected.hpp"
 

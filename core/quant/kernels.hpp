@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "policy/level.hpp"
+#include "quant/level.hpp"
 #include "quant/fp16.hpp"
 
 namespace kvscope {

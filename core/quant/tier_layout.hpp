@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "policy/level.hpp"
+#include "quant/level.hpp"
 
 namespace kvscope {
 

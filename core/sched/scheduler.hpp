@@ -1,5 +1,5 @@
 #pragma once
-// Continuous batching as vLLM schedules it (DESIGN.md §5): running sequences first (one decode
+// Continuous batching as vLLM schedules it (docs/ARCHITECTURE.md, "The engine"): running sequences first (one decode
 // token each, or their next prefill chunk), then waiting requests FCFS while their prompt plus a
 // watermark fits, within max_num_seqs and max_num_batched_tokens. When a running sequence cannot
 // grow, the most recently admitted one is preempted (recompute: its blocks are freed and it goes

@@ -15,7 +15,7 @@ template <class E>
 unexpected(E) -> unexpected<E>;
 
 template <class T, class E>
-class expected {
+class [[nodiscard]] expected {
  public:
   expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}
   expected(unexpected<E> u) : state_(std::in_place_index<1>, std::move(u.error)) {}
@@ -42,7 +42,7 @@ class expected {
 
 // expected<void, E>: success or an error.
 template <class E>
-class expected<void, E> {
+class [[nodiscard]] expected<void, E> {
  public:
   expected() = default;
   expected(unexpected<E> u) : error_(std::move(u.error)), failed_(true) {}

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
-#include "engine/run_summary.hpp"
+#include "run/run_summary.hpp"
 #include "engine_test_support.hpp"
 
 namespace kvscope {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "engine/metrics_history.hpp"
+#include "run/metrics_history.hpp"
 
 namespace kvscope {
 namespace {

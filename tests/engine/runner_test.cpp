@@ -4,16 +4,14 @@
 #include <thread>
 
 #include "engine/engine.hpp"
-#include "engine/run_summary.hpp"
-#include "engine/runner.hpp"
-#include "engine/session.hpp"
+#include "run/run_summary.hpp"
+#include "run/runner.hpp"
+#include "run/run_service.hpp"
 #include "engine_test_support.hpp"
 #include "load/load_error.hpp"
 
 namespace kvscope {
 namespace {
-
-using namespace std::chrono_literals;
 
 constexpr const char* load = "gen:rate=30,prompt=lognormal:600:0.6,output=uniform:150:0.5,count=300,seed=3";
 
@@ -36,31 +34,25 @@ TEST(Runner, StepsOnlyWhenAskedAndLogsCommandsWithTheirStep) {
   EXPECT_EQ(s->command_log[0].step, 0u);
   EXPECT_TRUE(std::holds_alternative<reconfigure_command>(s->command_log[0].command));
   EXPECT_EQ(s->policy, *policy_preset("aggressive"));
-  // Five steps run, then the engine pauses by itself.
-  for (int i = 0; i < 200 && r.latest()->step < 5; ++i) std::this_thread::sleep_for(5ms);
-  std::this_thread::sleep_for(20ms);
-  EXPECT_EQ(r.latest()->step, 5u);
+  // Five steps run, then the engine pauses by itself: a pause applied after them finds it at 5.
+  EXPECT_EQ(r.wait_until([](const engine_snapshot& now) { return now.step >= 5; })->step, 5u);
+  r.post(pause_command{});
+  EXPECT_EQ(r.sync()->step, 5u);
   EXPECT_FALSE(r.latest()->playing);
 }
 
 TEST(Runner, PlayRunsToTheEndAndSnapshotsCarryEveryStepOnce) {
   runner r(factory(), runner_options{.start_playing = true});
   std::uint64_t seen = 0, last_step = 0;
-  std::shared_ptr<const engine_snapshot> previous;
-  for (int i = 0; i < 4000; ++i) {
-    auto s = r.latest();
-    if (s != previous) {
-      for (const auto& m : s->metrics_since(seen)) {
-        EXPECT_EQ(m.step, seen);  // no gaps, no repeats
-        ++seen;
-      }
-      last_step = s->step;
-      previous = s;
-      if (s->finished) break;
+  const auto end = r.wait_until([&](const engine_snapshot& s) {
+    for (const auto& m : s.metrics_since(seen)) {
+      EXPECT_EQ(m.step, seen);  // no gaps, no repeats
+      ++seen;
     }
-    std::this_thread::sleep_for(2ms);
-  }
-  EXPECT_TRUE(previous && previous->finished);
+    last_step = s.step;
+    return s.finished;
+  });
+  EXPECT_TRUE(end && end->finished);
   EXPECT_EQ(seen, last_step);
   EXPECT_GT(seen, 100u);
 }
@@ -71,24 +63,20 @@ TEST(Runner, SlowReaderNeverBlocksTheEngine) {
   runner r(factory());
   r.post(pause_command{});
   const auto held = r.sync();  // held for the whole test
+  // A reader hammering the snapshot lock, each copy kept a while.
   std::atomic<bool> stop{false};
-  std::thread slow_reader([&] {
+  std::thread busy_reader([&] {
+    std::vector<std::shared_ptr<const engine_snapshot>> kept;
     while (!stop) {
-      auto s = r.latest();
-      std::this_thread::sleep_for(50ms);  // "rendering"
+      kept.push_back(r.latest());
+      if (kept.size() > 64) kept.clear();
     }
   });
   r.post(play_command{});
-  const auto start = std::chrono::steady_clock::now();
-  std::uint64_t steps = 0;
-  while (std::chrono::steady_clock::now() - start < 300ms && !r.latest()->finished) {
-    steps = r.latest()->step;
-    std::this_thread::sleep_for(1ms);
-  }
+  const auto later = r.wait_until([](const engine_snapshot& s) { return s.step >= 200 || s.finished; });
   stop = true;
-  slow_reader.join();
-  // In 300 ms with a reader asleep 50 ms at a time, the engine still ran hundreds of steps.
-  EXPECT_GT(std::max(steps, r.latest()->step), 200u);
+  busy_reader.join();
+  EXPECT_GE(later->step, 200u);
   EXPECT_EQ(held->step, 0u);  // the held snapshot is immutable
 }
 
@@ -106,26 +94,25 @@ TEST(Runner, PoolViewsAreNeverNewerThanTheSnapshotAndExactWhenPaused) {
   runner r(long_load, runner_options{.start_playing = true,
                                      .snapshot_interval = std::chrono::milliseconds(1),
                                      .pool_view_share = 0.001});
-  std::shared_ptr<const engine_snapshot> previous;
+  std::shared_ptr<const pool_view> previous_pool;
   std::size_t shared = 0, snapshots = 0;
-  for (int i = 0; i < 150; ++i) {
-    auto s = r.latest();
-    ASSERT_TRUE(s->pool);
-    EXPECT_LE(s->pool->step, s->step);
-    if (previous && s != previous) {
+  r.wait_until([&](const engine_snapshot& s) {
+    EXPECT_TRUE(s.pool);
+    if (!s.pool) return true;
+    EXPECT_LE(s.pool->step, s.step);
+    if (previous_pool) {
       ++snapshots;
-      shared += s->pool == previous->pool;
+      shared += s.pool == previous_pool;
     }
-    previous = s;
-    std::this_thread::sleep_for(1ms);
-  }
+    previous_pool = s.pool;
+    return snapshots >= 60;
+  });
   r.post(pause_command{});
   auto s = r.sync();
   EXPECT_EQ(s->pool->step, s->step);
   r.post(step_command{3});
-  for (int i = 0; i < 400 && r.latest()->step < s->step + 3; ++i) std::this_thread::sleep_for(2ms);
-  std::this_thread::sleep_for(20ms);
-  const auto stepped = r.latest();
+  const auto target = s->step + 3;
+  const auto stepped = r.wait_until([&](const engine_snapshot& now) { return now.step >= target; });
   EXPECT_EQ(stepped->step, s->step + 3);
   EXPECT_EQ(stepped->pool->step, stepped->step);
   std::size_t used = 0;
@@ -139,7 +126,7 @@ TEST(Runner, PoolViewsAreNeverNewerThanTheSnapshotAndExactWhenPaused) {
 TEST(Runner, ResetStartsOverAndIsLogged) {
   runner r(factory());
   r.post(step_command{20});
-  for (int i = 0; i < 500 && r.latest()->step < 20; ++i) std::this_thread::sleep_for(2ms);
+  r.wait_until([](const engine_snapshot& s) { return s.step >= 20; });
   r.post(reset_command{});
   const auto s = r.sync();
   EXPECT_EQ(s->step, 0u);
@@ -147,20 +134,16 @@ TEST(Runner, ResetStartsOverAndIsLogged) {
   EXPECT_EQ(s->command_log[1].step, 20u);
 }
 
-// Waits (bounded) until the runner has stopped stepping on its own.
+// Waits until the runner has stopped stepping on its own.
 std::shared_ptr<const engine_snapshot> wait_until_paused(runner& r) {
-  for (int i = 0; i < 2000; ++i) {
-    auto s = r.latest();
-    if (!s->playing) return r.sync();
-    std::this_thread::sleep_for(2ms);
-  }
-  return r.latest();
+  r.wait_until([](const engine_snapshot& s) { return !s.playing; });
+  return r.sync();
 }
 
 // A session replayed live through the runner's script gives the metrics replay() gives, bit
 // for bit, logs the same commands, and pauses at the saved step.
 TEST(Runner, ScriptReplaysASessionLiveAndPausesAtItsStep) {
-  session s;
+  run_description s;
   s.load_spec = load;
   s.options = test::tiny_options(8ull << 20, payload_mode::accounting);
   s.commands = {{0, play_command{}},
@@ -170,14 +153,13 @@ TEST(Runner, ScriptReplaysASessionLiveAndPausesAtItsStep) {
                 {20, reconfigure_command{*policy_preset("fp16_only")}}};
   s.steps = 90;
   std::vector<std::string> expected;  // every step replay() runs: 55, then 90 after the reset
-  const auto reference =
-      replay(s, [&](const engine& e) { expected.push_back(metrics_csv_row(e.last_metrics())); });
+  run_hooks hooks;
+  hooks.on_step = [&](const engine& e) { expected.push_back(metrics_csv_row(e.last_metrics())); };
+  const auto reference = run_to_end(s, hooks).final_engine;
   ASSERT_EQ(expected.size(), 145u);
 
-  runner_options options{.start_playing = true};
-  options.script = s.commands;
-  options.script_steps = s.steps;
-  runner r([&s] { return std::make_unique<engine>(s.options, open_session_load(s)); }, options);
+  const auto started = start_live_run(s, runner_options{.start_playing = true});
+  runner& r = *started;
   const auto end = wait_until_paused(r);
   EXPECT_EQ(end->step, 90u);
   EXPECT_EQ(end->generation, 1u);
@@ -194,8 +176,7 @@ TEST(Runner, ScriptReplaysASessionLiveAndPausesAtItsStep) {
   EXPECT_EQ(live, std::vector<std::string>(expected.begin() + 55, expected.end()));
   // Going on from there is up to the front end.
   r.post(step_command{2});
-  for (int i = 0; i < 500 && r.latest()->step < 92; ++i) std::this_thread::sleep_for(2ms);
-  EXPECT_EQ(r.latest()->step, 92u);
+  EXPECT_EQ(r.wait_until([](const engine_snapshot& now) { return now.step >= 92; })->step, 92u);
 }
 
 // A load that throws while streaming stops the engine with the reason in the snapshot; the
@@ -238,7 +219,7 @@ TEST(Runner, ALoadFailingMidRunStopsTheEngineWithTheReason) {
 TEST(Runner, SnapshotsCarryTheRunSummary) {
   runner r(factory());
   r.post(step_command{25});
-  for (int i = 0; i < 500 && r.latest()->step < 25; ++i) std::this_thread::sleep_for(2ms);
+  r.wait_until([](const engine_snapshot& now) { return now.step >= 25; });
   const auto s = r.sync();
   ASSERT_TRUE(s->summary);
   EXPECT_EQ(s->summary->steps, 25u);
@@ -250,7 +231,7 @@ TEST(Runner, SnapshotsCarryTheRunSummary) {
 // An engine confined to one thread (a task arena of its own) gives the same metrics as one
 // free to use every core.
 TEST(Runner, MaxThreadsLeavesTheMetricsUnchanged) {
-  session s;
+  run_description s;
   s.load_spec = load;
   s.options = test::tiny_options(8ull << 20, payload_mode::data);
   std::vector<std::string> rows[2];
@@ -259,7 +240,7 @@ TEST(Runner, MaxThreadsLeavesTheMetricsUnchanged) {
     o.max_threads = i == 0 ? 1 : 0;
     o.script_steps = 120;
     o.script = {{0, reconfigure_command{*policy_preset("aggressive")}}};
-    runner r([&s] { return std::make_unique<engine>(s.options, open_session_load(s)); }, o);
+    runner r([&s] { return make_engine(s); }, o);
     const auto end = wait_until_paused(r);
     ASSERT_EQ(end->step, 120u);
     for (const auto& m : end->metrics_since(0)) rows[i].push_back(metrics_csv_row(m));

@@ -1,14 +1,15 @@
 #include <gtest/gtest.h>
 
-#include "engine/session.hpp"
+#include "io/session_file.hpp"
+#include "run/run_service.hpp"
 #include "engine_test_support.hpp"
 #include "temp_dir.hpp"
 
 namespace kvscope {
 namespace {
 
-session sample_session() {
-  session s;
+run_description sample_session() {
+  run_description s;
   s.load_spec = "gen:rate=30,prompt=lognormal:600:0.6,output=uniform:150:0.5,count=200,seed=9";
   s.options = test::tiny_options(8ull << 20, payload_mode::accounting);
   s.options.scheduler.watermark = 0.02;
@@ -36,7 +37,7 @@ TEST(Session, ReplayGivesIdenticalMetrics) {
   // Live: apply the commands by hand at their steps.
   std::vector<std::string> live;
   {
-    engine e(s.options, open_session_load(s));
+    engine e(s.options, open_run_load(s));
     std::size_t next = 0;
     while (true) {
       while (next < s.commands.size() && s.commands[next].step == e.steps_done()) {
@@ -54,7 +55,7 @@ TEST(Session, ReplayGivesIdenticalMetrics) {
   const auto loaded = read_session(dir.file("s.json"));
   ASSERT_TRUE(loaded.has_value()) << loaded.error();
   std::vector<std::string> replayed;
-  replay(*loaded, [&](const engine& e) { replayed.push_back(metrics_csv_row(e.last_metrics())); });
+  (void)run_to_end(*loaded, [&](const engine& e) { replayed.push_back(metrics_csv_row(e.last_metrics())); });
   EXPECT_EQ(replayed, live);
 }
 
@@ -62,7 +63,7 @@ TEST(Session, ReplayStopsAtTheSavedStepCount) {
   auto s = sample_session();
   s.steps = 77;
   s.commands.resize(2);
-  const auto e = replay(s);
+  const auto e = run_to_end(s).final_engine;
   EXPECT_EQ(e->steps_done(), 77u);
 }
 
@@ -74,7 +75,8 @@ TEST(Session, BadFilesNameTheField) {
   EXPECT_EQ(session_from_json(bad, "f").error(), "f: field 'options.budget_byte': unknown key");
   bad = text;
   bad.replace(bad.find("\"tiny\""), 6, "\"huge\"");
-  EXPECT_EQ(session_from_json(bad, "f").error(), "f: field 'options': unknown model 'huge'");
+  EXPECT_EQ(session_from_json(bad, "f").error(),
+            "f: field 'options.model': expected one of tiny, llama3-8b, qwen3-8b, llama3-70b, got 'huge'");
   bad = text;
   bad.replace(bad.find("\"speed\""), 7, "\"warp\"");
   EXPECT_EQ(session_from_json(bad, "f").error(), "f: field 'commands[2].type': unknown command 'warp'");

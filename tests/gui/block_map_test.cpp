@@ -15,7 +15,7 @@
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
 #include "gui_test_support.hpp"
-#include "engine/runner.hpp"
+#include "run/runner.hpp"
 #include "theme.hpp"
 
 namespace kvscope::ui {
@@ -223,9 +223,7 @@ TEST(BlockMapRender, MoreFramesThanPixelsAreAggregatedNotDropped) {
 TEST(BlockMapRender, ColourMatchesARealEngineSnapshot) {
   auto feed = test::makeTestRunner(test::smallSession());
   feed->post(step_command{150});  // the small load is at q4 by step 139
-  for (int i = 0; i < 2000 && feed->latest()->step < 150; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  feed->wait_until([](const engine_snapshot& s) { return s.step >= 150; });
   const auto snapshot = feed->sync();
   ASSERT_EQ(snapshot->step, 150u);
   BlockMapWidget map;

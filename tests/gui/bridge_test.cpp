@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "run/run_service.hpp"
 #include "engine/engine.hpp"
 #include "engine_bridge.hpp"
 #include "gui_test_support.hpp"
@@ -18,7 +19,7 @@ namespace kvscope::ui {
 namespace {
 
 TEST(EngineBridge, SeesEveryStepOfARealRunnerOnceAndKeepsThemForExport) {
-  const session s = test::smallSession();
+  const run_description s = test::smallSession();
   auto* feed = test::makeTestRunner(s, true).release();
   EngineBridge bridge{std::unique_ptr<engine_feed>(feed)};
   std::vector<std::uint64_t> steps;
@@ -34,7 +35,7 @@ TEST(EngineBridge, SeesEveryStepOfARealRunnerOnceAndKeepsThemForExport) {
   EXPECT_EQ(bridge.missedSteps(), 0u);
   EXPECT_EQ(bridge.history().total(), steps.size());
   // The same metrics as the engine run headless.
-  const auto reference = replay(s);
+  const auto reference = run_to_end(s).final_engine;
   EXPECT_EQ(metrics_csv_row(bridge.history().recent().back()), metrics_csv_row(reference->last_metrics()));
 }
 
@@ -63,7 +64,7 @@ TEST(EngineBridge, ANewFeedStartsOverAndReportsItsPolicy) {
   QSignalSpy policy(&bridge, &EngineBridge::enginePolicy);
   bridge.poll();
   EXPECT_EQ(policy.count(), 1) << "the first snapshot tells the GUI the engine's policy";
-  session other = test::smallSession();
+  run_description other = test::smallSession();
   other.options.policy = *policy_preset("aggressive");
   bridge.setFeed(makeRunner(other, {}));
   EXPECT_EQ(reset.count(), 1);
@@ -93,7 +94,7 @@ TEST(EngineBridge, PostedPolicyIsNotPulledBackByOlderSnapshots) {
 TEST(RunSetup, TheDemoClimbsThroughQ8AndQ4AndFallsBackWithinAMinute) {
   std::vector<std::pair<std::uint64_t, precision>> changes;
   precision last = precision::fp16;
-  const auto e = replay(demoSession(), [&](const engine& x) {
+  const auto e = run_to_end(demoSession(), [&](const engine& x) {
     if (x.last_metrics().level != last) changes.emplace_back(x.last_metrics().step, x.last_metrics().level);
     last = x.last_metrics().level;
   });
@@ -111,14 +112,14 @@ TEST(RunSetup, TheDemoClimbsThroughQ8AndQ4AndFallsBackWithinAMinute) {
 }
 
 TEST(RunSetup, ReseedRewritesTheGeneratorSeedAndTheDataSeed) {
-  const session s = reseeded(demoSession(), 42);
+  const run_description s = reseeded(demoSession(), 42);
   EXPECT_EQ(seedOf(s), 42u);
   EXPECT_EQ(s.options.seed, 42u);
   const auto spec = parse_generator_spec(s.load_spec);
   ASSERT_TRUE(spec) << spec.error();
   EXPECT_EQ(spec->seed, 42u);
   EXPECT_EQ(spec->rate, 6.0);
-  session trace = demoSession();
+  run_description trace = demoSession();
   trace.load_spec = "/data/trace.csv";
   EXPECT_EQ(reseeded(trace, 9).load_spec, "/data/trace.csv");
   EXPECT_EQ(seedOf(reseeded(trace, 9)), 9u);
@@ -141,9 +142,9 @@ TEST(RunLoader, BuildsARunnerOffTheGuiThreadAndDropsStaleJobs) {
     ++delivered;
     last = std::move(r);
   };
-  session first = test::smallSession();
+  run_description first = test::smallSession();
   loader.start(first, {}, done);
-  session second = reseeded(test::smallSession(), 7);
+  run_description second = reseeded(test::smallSession(), 7);
   const quint64 id = loader.start(second, {}, done);
   EXPECT_GT(id, 0u);
   ASSERT_TRUE(test::waitFor([&] { return !loader.busy(); }));
@@ -160,7 +161,7 @@ TEST(RunLoader, ABadTraceRowIsReportedWithFileAndLine) {
   for (int i = 0; i < 300; ++i) text += "2023-11-16 18:15:46." + std::to_string(100 + i) + ",100,20\n";
   text += "2023-11-16 18:15:47.000,lots,20\n";
   test::write_text(trace, text);
-  session s = test::smallSession();
+  run_description s = test::smallSession();
   s.load_spec = trace;
   RunLoader loader;
   RunLoader::Result result;

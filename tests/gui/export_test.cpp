@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "run/run_service.hpp"
 #include "engine/engine.hpp"
 #include "engine_bridge.hpp"
 #include "exports.hpp"
@@ -179,7 +180,7 @@ TEST_F(ExportTest, SessionSaveThenImportReplaysToTheSameMetrics) {
   EXPECT_EQ(s->steps, 100u);
   EXPECT_EQ(s->commands.size(), saved->command_log.size());
   std::vector<std::string> headless;
-  replay(*s, [&](const engine& e) { headless.push_back(metrics_csv_row(e.last_metrics())); });
+  (void)run_to_end(*s, [&](const engine& e) { headless.push_back(metrics_csv_row(e.last_metrics())); });
   EXPECT_EQ(headless, before);
 
   // Imported into the window: a new runner replays it live.

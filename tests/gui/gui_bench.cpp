@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/runner.hpp"
+#include "run/runner.hpp"
 #include "engine_bridge.hpp"
 #include "main_window.hpp"
 #include "memory_plot.hpp"
@@ -72,7 +72,7 @@ runner_options unpaced() {
 }
 
 // Steps per second of the runner alone; the calling thread just sleeps.
-double headlessRate(const session& s, double seconds) {
+double headlessRate(const run_description& s, double seconds) {
   auto r = ui::makeRunner(s, unpaced());
   const double cpu = processCpuSeconds();
   const auto start = std::chrono::steady_clock::now();
@@ -110,7 +110,7 @@ class PaintProfiler : public QObject {
 
 // Steps per second of the runner behind a main window shown offscreen, polling and redrawing
 // at ~30 fps, for `seconds` of the app's own event loop. Prints what the GUI thread cost.
-double windowedRate(QApplication& app, const session& s, double seconds, const QStringList& hide,
+double windowedRate(QApplication& app, const run_description& s, double seconds, const QStringList& hide,
                     PaintProfiler* profiler) {
   ui::MainWindow::Options options;
   options.persistSettings = false;
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
   bool profilePaint = false;
   PaintProfiler profiler;
   // The demo's load and engine, kept going (a long duration) so it never runs out.
-  session s = ui::demoSession();
+  run_description s = ui::demoSession();
   s.load_spec = "gen:rate=6,prompt=lognormal:700:0.5,output=uniform:500:0.6,duration=100000,seed=1";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string arg = argv[i], value = argv[i + 1];

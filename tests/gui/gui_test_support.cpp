@@ -10,8 +10,8 @@
 
 namespace kvscope::test {
 
-session smallSession(payload_mode payload) {
-  session s;
+run_description smallSession(payload_mode payload) {
+  run_description s;
   s.load_spec = smallLoad;
   s.options.model = "tiny";
   s.options.budget_bytes = 4ull << 20;
@@ -20,14 +20,14 @@ session smallSession(payload_mode payload) {
   return s;
 }
 
-std::unique_ptr<runner> makeTestRunner(const session& s, bool playing) {
+std::unique_ptr<runner> makeTestRunner(const run_description& s, bool playing) {
   runner_options o;
   o.start_playing = playing;
   o.snapshot_interval = std::chrono::milliseconds(5);
   return ui::makeRunner(s, o);
 }
 
-std::unique_ptr<ui::MainWindow> makeWindow(const session& s, runner** feed) {
+std::unique_ptr<ui::MainWindow> makeWindow(const run_description& s, runner** feed) {
   auto r = makeTestRunner(s);
   if (feed) *feed = r.get();
   ui::MainWindow::Options o;

@@ -9,10 +9,10 @@
 #include <memory>
 #include <vector>
 
-#include "engine/commands.hpp"
-#include "engine/runner.hpp"
-#include "engine/session.hpp"
-#include "engine/snapshot.hpp"
+#include "run/commands.hpp"
+#include "run/runner.hpp"
+#include "io/session_file.hpp"
+#include "run/snapshot.hpp"
 
 namespace kvscope::ui {
 class MainWindow;
@@ -23,13 +23,13 @@ namespace kvscope::test {
 // A few hundred steps on the tiny model in 4 MiB: fast, and it reaches q8 and q4.
 inline constexpr const char* smallLoad =
     "gen:rate=30,prompt=lognormal:600:0.6,output=uniform:150:0.5,count=120,seed=3";
-session smallSession(payload_mode payload = payload_mode::accounting);
+run_description smallSession(payload_mode payload = payload_mode::accounting);
 
 // A runner for `s` (paused unless `playing`, as fast as possible).
-std::unique_ptr<runner> makeTestRunner(const session& s, bool playing = false);
+std::unique_ptr<runner> makeTestRunner(const run_description& s, bool playing = false);
 
 // A window (settings not persisted) around a paused runner on `s`; `feed` gets the runner.
-std::unique_ptr<ui::MainWindow> makeWindow(const session& s, runner** feed = nullptr);
+std::unique_ptr<ui::MainWindow> makeWindow(const run_description& s, runner** feed = nullptr);
 
 // Pumps the event loop until `done` or `timeout`; returns done().
 bool waitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout = std::chrono::seconds(10));

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "engine/metrics_history.hpp"
+#include "run/metrics_history.hpp"
 #include "memory_plot.hpp"
 #include "pressure_plot.hpp"
 #include "qcustomplot_include.hpp"

@@ -166,7 +166,7 @@ TEST(MainWindow, SettingsPersistAcrossWindows) {
   ASSERT_TRUE(QSettings().fileName().contains(QStringLiteral("qttest"))) << QSettings().fileName().toStdString();
   QSettings().clear();
   MainWindow::Options options;
-  const session s = test::smallSession();
+  const run_description s = test::smallSession();
   {
     MainWindow first(test::makeTestRunner(s), s, 0, options);
     first.show();

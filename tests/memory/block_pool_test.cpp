@@ -84,7 +84,7 @@ TEST(BlockPool, ByteAccountingAddsUpToTheBudget) {
   std::uint64_t total = u.scale_bytes + u.free_bytes;
   for (const auto& t : u.tiers) total += t.frame_bytes();
   EXPECT_EQ(total, u.budget_bytes);
-  EXPECT_DOUBLE_EQ(pool.pressure(), static_cast<double>(u.bytes_in_use) / (10 * frame));
+  EXPECT_DOUBLE_EQ(pool.occupancy(), static_cast<double>(u.bytes_in_use) / (10 * frame));
 }
 
 TEST(BlockPool, ScalesTakeFramesFromTheBudget) {

@@ -155,7 +155,7 @@ TEST(PagedCache, LengthsAndFillFollowWrites) {
   const auto info = cache.pool().info(table[2]);
   EXPECT_EQ(info.owner, s);
   EXPECT_EQ(info.logical_index, 2);
-  EXPECT_DOUBLE_EQ(cache.utilization(), cache.pool().pressure());
+  EXPECT_DOUBLE_EQ(cache.utilization(), cache.pool().occupancy());
 }
 
 TEST(PagedCache, SlidingWindowReleasesOldBlocks) {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "memory/paged_cache.hpp"
-#include "sched/paged_kv_cache.hpp"
+#include "sched/block_manager.hpp"
 
 namespace kvscope {
 namespace {
@@ -25,7 +25,7 @@ request make_request(std::uint64_t id, std::uint32_t prompt) {
 
 // Fills the pool with cached q8 blocks (their scales reserve frames too) by running sequences
 // to completion.
-void fill_with_cached_q8(paged_cache& cache, paged_kv_cache& kv, int sequences) {
+void fill_with_cached_q8(paged_cache& cache, block_manager& kv, int sequences) {
   kv.set_cold_level(precision::q8);
   for (int i = 0; i < sequences; ++i) {
     const request r = make_request(static_cast<std::uint64_t>(i), 16 * 20);
@@ -38,7 +38,7 @@ void fill_with_cached_q8(paged_cache& cache, paged_kv_cache& kv, int sequences) 
 
 TEST(PagedKvCache, MakeRoomEvictsCachedBlocksScalesIncluded) {
   paged_cache cache(tiny_cache(1ull << 20));  // 64 frames
-  paged_kv_cache kv(cache, true);
+  block_manager kv(cache, true);
   fill_with_cached_q8(cache, kv, 6);
   ASSERT_LT(cache.pool().free_frames(), 20u);  // the pool is mostly cached blocks now
   kv.set_cold_level(precision::fp16);
@@ -51,7 +51,7 @@ TEST(PagedKvCache, MakeRoomEvictsCachedBlocksScalesIncluded) {
 
 TEST(PagedKvCache, MakeRoomKeepsTheCacheWhenEvictingCannotHelp) {
   paged_cache cache(tiny_cache(1ull << 20));
-  paged_kv_cache kv(cache, true);
+  block_manager kv(cache, true);
   fill_with_cached_q8(cache, kv, 2);
   const auto cached_before = cache.pool().usage().tiers[ordinal(precision::q8)].cached_blocks;
   ASSERT_GT(cached_before, 0u);
@@ -63,7 +63,7 @@ TEST(PagedKvCache, MakeRoomKeepsTheCacheWhenEvictingCannotHelp) {
 
 TEST(PagedKvCache, SharedPrefixBlocksAreHitAndColdBlocksBornAtTheLevel) {
   paged_cache cache(tiny_cache(4ull << 20));
-  paged_kv_cache kv(cache, true);
+  block_manager kv(cache, true);
   request a = make_request(1, 16 * 10);
   a.prefix_block_size = 16;
   for (std::uint64_t i = 0; i < 8; ++i) a.prefix_hashes.push_back(100 + i);

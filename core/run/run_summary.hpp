@@ -38,11 +38,4 @@ struct run_summary {
 
 run_summary summarize(const engine& e, std::string load, double wall_seconds);
 
-// One JSON object; NaN errors are written as null.
-std::string summary_json(const run_summary& s);
-// A few aligned lines for people.
-std::string summary_text(const run_summary& s);
-// (name, value) pairs for a policy export's provenance.
-std::vector<std::pair<std::string, double>> summary_metrics(const run_summary& s);
-
 }  // namespace kvscope

@@ -1,4 +1,4 @@
-#include "sched/paged_kv_cache.hpp"
+#include "sched/block_manager.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -10,10 +10,10 @@ constexpr std::uint64_t unique_salt = 0x6b7673636f706521ull;  // "kvscope!"
 
 }  // namespace
 
-paged_kv_cache::paged_kv_cache(paged_cache& cache, bool prefix_caching)
+block_manager::block_manager(paged_cache& cache, bool prefix_caching)
     : cache_(cache), prefix_caching_(prefix_caching && cache.config().max_tokens == 0) {}
 
-std::uint64_t paged_kv_cache::block_hash(const tracked& t, std::uint32_t index) const {
+std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index) const {
   const std::uint64_t bs = cache_.block_size();
   const std::uint64_t last_token = (index + 1) * bs - 1;
   if (t.prefix_block_size > 0 && last_token < t.prompt_tokens) {
@@ -24,17 +24,17 @@ std::uint64_t paged_kv_cache::block_hash(const tracked& t, std::uint32_t index) 
   return chain_hash(chain_hash(unique_salt, t.request_id), index);
 }
 
-sequence_id paged_kv_cache::cache_id(sequence_id seq) const {
+sequence_id block_manager::cache_id(sequence_id seq) const {
   const auto it = tracked_.find(seq);
   return it == tracked_.end() ? no_sequence : it->second.cache_id;
 }
 
-std::uint64_t paged_kv_cache::stream(sequence_id seq) const {
+std::uint64_t block_manager::stream(sequence_id seq) const {
   const auto it = tracked_.find(seq);
   return it == tracked_.end() ? 0 : it->second.stream;
 }
 
-std::uint32_t paged_kv_cache::begin_sequence(sequence_id seq, const request& r,
+std::uint32_t block_manager::begin_sequence(sequence_id seq, const request& r,
                                              std::uint32_t prompt_tokens) {
   assert(!tracked_.count(seq));
   tracked t;
@@ -68,7 +68,7 @@ std::uint32_t paged_kv_cache::begin_sequence(sequence_id seq, const request& r,
   return hit_tokens;
 }
 
-bool paged_kv_cache::evict_one() {
+bool block_manager::evict_one() {
   const block_id b = prefix_.pop_lru();
   if (b == no_block) return false;
   cache_.evict(b);
@@ -76,7 +76,7 @@ bool paged_kv_cache::evict_one() {
   return true;
 }
 
-void paged_kv_cache::register_full_blocks(tracked& t, std::uint32_t tokens) {
+void block_manager::register_full_blocks(tracked& t, std::uint32_t tokens) {
   if (!prefix_caching_) return;
   const auto table = *cache_.block_table(t.cache_id);
   const std::uint32_t full = std::min<std::uint32_t>(tokens / cache_.block_size(),
@@ -86,7 +86,7 @@ void paged_kv_cache::register_full_blocks(tracked& t, std::uint32_t tokens) {
   }
 }
 
-bool paged_kv_cache::allocate_slots(sequence_id seq, std::uint32_t total_tokens) {
+bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) {
   tracked& t = tracked_.at(seq);
   const std::uint32_t bs = cache_.block_size();
   const std::uint32_t have = *cache_.capacity(t.cache_id) / bs;
@@ -108,7 +108,7 @@ bool paged_kv_cache::allocate_slots(sequence_id seq, std::uint32_t total_tokens)
   return true;
 }
 
-void paged_kv_cache::end_sequence(sequence_id seq) {
+void block_manager::end_sequence(sequence_id seq) {
   const auto it = tracked_.find(seq);
   assert(it != tracked_.end());
   const sequence_id cid = it->second.cache_id;
@@ -133,7 +133,7 @@ void paged_kv_cache::end_sequence(sequence_id seq) {
   tracked_.erase(it);
 }
 
-std::uint64_t paged_kv_cache::frames_for(std::uint32_t tokens, precision cold) const {
+std::uint64_t block_manager::frames_for(std::uint32_t tokens, precision cold) const {
   const std::uint64_t bs = cache_.block_size();
   const std::uint64_t blocks = (tokens + bs - 1) / bs;
   const std::uint64_t hot = std::min<std::uint64_t>(blocks, (cache_.config().tail_tokens + bs - 1) / bs + 1);
@@ -145,7 +145,7 @@ std::uint64_t paged_kv_cache::frames_for(std::uint32_t tokens, precision cold) c
   return hot + (cold_blocks + slots - 1) / slots + scale_frames;
 }
 
-bool paged_kv_cache::make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) {
+bool block_manager::make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) {
   const auto& pool = cache_.pool();
   const std::uint64_t need = frames_for(tokens, cold_level_) + reserve_frames;
   if (pool.free_frames() >= need) return true;
@@ -166,7 +166,7 @@ bool paged_kv_cache::make_room_for(std::uint32_t tokens, std::uint32_t reserve_f
   return pool.free_frames() >= need;
 }
 
-bool paged_kv_cache::could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const {
+bool block_manager::could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const {
   const std::uint32_t window = cache_.config().max_tokens;
   if (window > 0) tokens = std::min(tokens, window + cache_.block_size());
   return frames_for(tokens, guaranteed_level_) + reserve_frames <= cache_.pool().frame_count();

@@ -1,4 +1,4 @@
-#include "engine/metrics_history.hpp"
+#include "run/metrics_history.hpp"
 
 #include <cassert>
 

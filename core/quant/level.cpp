@@ -1,4 +1,4 @@
-#include "policy/level.hpp"
+#include "quant/level.hpp"
 
 namespace kvscope {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Live control of a running engine: commands go in through a queue, snapshots come out.
 // Commands are applied at step boundaries and logged with their step index, so a tuning
-// session replays exactly (DESIGN.md §5).
+// session replays exactly (docs/ARCHITECTURE.md, "The engine").
 #include <cstdint>
 #include <memory>
 #include <variant>

@@ -21,10 +21,10 @@ struct prefix_cache_stats {
   std::uint64_t evictions = 0;  // cached blocks evicted to make room
 };
 
-class paged_kv_cache final : public kv_cache_manager {
+class block_manager final : public kv_cache_manager {
  public:
   // `cache` must outlive this object. Prefix caching needs the sliding window off.
-  paged_kv_cache(paged_cache& cache, bool prefix_caching);
+  block_manager(paged_cache& cache, bool prefix_caching);
 
   std::uint32_t begin_sequence(sequence_id seq, const request& r,
                                std::uint32_t prompt_tokens) override;

@@ -1,4 +1,4 @@
-#include "engine/runner.hpp"
+#include "run/runner.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -7,13 +7,13 @@
 #include <tbb/task_arena.h>
 
 #include "engine/engine.hpp"
-#include "engine/run_summary.hpp"
-#include "engine/session.hpp"
+#include "run/command_script.hpp"
+#include "run/run_summary.hpp"
 
 namespace kvscope {
 
 runner::runner(engine_factory make_engine, runner_options options)
-    : make_engine_(std::move(make_engine)), options_(options) {
+    : make_engine_(std::move(make_engine)), options_(std::move(options)), script_(options_.script) {
   engine_ = make_engine_();
   playing_.store(options_.start_playing, std::memory_order_release);
   steps_per_second_ = options_.steps_per_second;
@@ -65,6 +65,20 @@ std::shared_ptr<const engine_snapshot> runner::sync() {
   return latest();
 }
 
+std::shared_ptr<const engine_snapshot> runner::wait_until(
+    const std::function<bool(const engine_snapshot&)>& done, std::chrono::milliseconds limit) {
+  std::shared_ptr<const engine_snapshot> seen;
+  std::unique_lock lock(sync_mutex_);
+  // Every publish notifies published_cv_ after taking sync_mutex_, so none is missed.
+  published_cv_.wait_for(lock, limit, [&] {
+    auto now = latest();
+    if (now == seen) return false;
+    seen = std::move(now);
+    return done(*seen);
+  });
+  return seen;
+}
+
 void runner::apply(const runner_command& command, bool scripted) {
   log_.push_back({engine_->steps_done(), command});
   const bool reset = std::holds_alternative<reset_command>(command);
@@ -85,7 +99,7 @@ void runner::apply(const runner_command& command, bool scripted) {
           }
         },
         command);
-    if (reset) script_next_ = options_.script.size();  // the front end took over
+    if (reset) script_.abandon();  // the front end took over
   }
   try {
     apply_to_engine(command, engine_, make_engine_);
@@ -107,17 +121,8 @@ void runner::apply(const runner_command& command, bool scripted) {
 }
 
 bool runner::apply_script() {
-  const auto& script = options_.script;
-  bool applied = false;
-  while (script_next_ < script.size()) {
-    // As replay(): a command applies before the step it names; once the load has ended (or the
-    // engine stopped), the rest apply in order, since no step can match them any more.
-    const bool due = script[script_next_].step == engine_->steps_done();
-    if (!due && !engine_->finished() && !broken_) break;
-    apply(script[script_next_++].command, true);
-    applied = true;
-  }
-  if (script_next_ == script.size() && options_.script_steps > 0 && !script_paused_ &&
+  bool applied = script_.apply_due(*engine_, broken_, [this](const runner_command& c) { apply(c, true); });
+  if (script_.done() && options_.script_steps > 0 && !script_paused_ &&
       engine_->steps_done() >= options_.script_steps) {
     script_paused_ = true;
     playing_.store(false, std::memory_order_release);
@@ -140,7 +145,14 @@ void runner::publish(bool force) {
   if (!force && now - last_publish_ < options_.snapshot_interval) return;
   publish_pending_ = false;
   last_publish_ = now;
-  auto snapshot = std::make_shared<engine_snapshot>(engine_->snapshot(false));
+  auto snapshot = std::make_shared<engine_snapshot>();
+  snapshot->step = engine_->steps_done();
+  snapshot->sim_time_s = engine_->sim_time_s();
+  snapshot->finished = engine_->finished();
+  snapshot->latest = engine_->last_metrics();
+  snapshot->policy = engine_->policy().config();
+  snapshot->policy_now = engine_->policy().state();
+  snapshot->budget_bytes = engine_->cache().pool().budget_bytes();
   if (force || !pool_ || now >= next_pool_) {
     // Its cost grows with the pool (a 262,144-frame pool is ~20 MB to fill): space them so
     // they take at most pool_view_share of the engine's time, and never more often than
@@ -250,6 +262,16 @@ void runner::run() {
       queue_cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     }
   }
+}
+
+}  // namespace kvscope
+
+namespace kvscope {
+
+std::unique_ptr<runner> start_live_run(const run_description& run, runner_options options) {
+  options.script = run.commands;
+  options.script_steps = run.steps;
+  return std::make_unique<runner>([run] { return make_engine(run); }, std::move(options));
 }
 
 }  // namespace kvscope

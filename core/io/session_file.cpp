@@ -1,4 +1,4 @@
-#include "engine/session.hpp"
+#include "io/session_file.hpp"
 
 #include <fstream>
 #include <initializer_list>
@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/policy_file.hpp"
+#include "run/option_table.hpp"
 #include "util/atomic_write.hpp"
 
 namespace kvscope {
@@ -85,6 +86,36 @@ json command_json(const logged_command& c) {
   return j;
 }
 
+// `options` with one session value set, after checking its JSON type and the option's range.
+engine_options with_option(engine_options options, const option_spec& spec, const json& value,
+                           const std::string& path) {
+  option_value v;
+  switch (spec.kind) {
+    case option_kind::count:
+    case option_kind::byte_size:
+      if (!value.is_number_unsigned()) {
+        fail(path, std::string("expected a non-negative integer, got ") + value.type_name());
+      }
+      v = value.get<std::uint64_t>();
+      break;
+    case option_kind::real:
+      if (!value.is_number()) fail(path, std::string("expected a number, got ") + value.type_name());
+      v = value.get<double>();
+      break;
+    case option_kind::flag:
+      if (!value.is_boolean()) fail(path, std::string("expected true or false, got ") + value.type_name());
+      v = value.get<bool>();
+      break;
+    case option_kind::choice:
+      if (!value.is_string()) fail(path, std::string("expected a string, got ") + value.type_name());
+      v = value.get<std::string>();
+      break;
+  }
+  if (auto why = check_option_value(spec, v)) fail(path, why->substr(why->find(": ") + 2));
+  spec.set(options, v);
+  return options;
+}
+
 policy_config parse_policy(const json& j, const std::string& path) {
   auto parsed = parse_policy_config(j.dump(), config_format::json, path);
   if (!parsed) throw field_error(parsed.error());
@@ -122,40 +153,26 @@ logged_command parse_command(const json& j, const std::string& path) {
 
 }  // namespace
 
-std::string session_to_json(const session& s) {
-  const auto& o = s.options;
+std::string session_to_json(const run_description& s) {
   json j;
   j["kvscope_session"] = session_format_version;
   j["load"] = {{"spec", s.load_spec},
                {"format", std::string(format_name(s.format))},
                {"skip_bad_rows", s.skip_bad_rows}};
-  j["options"] = {
-      {"model", o.model},
-      {"budget_bytes", o.budget_bytes},
-      {"block_size", o.block_size},
-      {"tail_tokens", o.tail_tokens},
-      {"migration_batch", o.migration_batch},
-      {"max_tokens", o.max_tokens},
-      {"payload", o.payload == payload_mode::data ? "data" : "accounting"},
-      {"prefix_caching", o.prefix_caching},
-      {"max_num_seqs", o.scheduler.max_num_seqs},
-      {"max_num_batched_tokens", o.scheduler.max_num_batched_tokens},
-      {"watermark", o.scheduler.watermark},
-      {"step_base_s", o.timing.base_s},
-      {"step_prefill_token_s", o.timing.per_prefill_token_s},
-      {"step_decode_token_s", o.timing.per_decode_token_s},
-      {"seed", o.seed},
-      {"quality_every", o.quality_every},
-      {"quality_blocks", o.quality_blocks},
-      {"policy", policy_json(o.policy)},
-  };
+  auto& options = j["options"];
+  options = json::object();
+  for (const auto& spec : option_table()) {
+    if (!(spec.places & in_session)) continue;
+    std::visit([&](const auto& v) { options[std::string(spec.key)] = v; }, spec.get(s.options));
+  }
+  options["policy"] = policy_json(s.options.policy);
   j["commands"] = json::array();
   for (const auto& c : s.commands) j["commands"].push_back(command_json(c));
   j["steps"] = s.steps;
   return j.dump(2) + "\n";
 }
 
-expected<session, std::string> session_from_json(std::string_view text, std::string_view source) {
+expected<run_description, std::string> session_from_json(std::string_view text, std::string_view source) {
   json j;
   try {
     j = json::parse(text.begin(), text.end());
@@ -170,7 +187,7 @@ expected<session, std::string> session_from_json(std::string_view text, std::str
       fail("kvscope_session", "expected version " + std::to_string(session_format_version) +
                                   ", got " + std::to_string(version));
     }
-    session s;
+    run_description s;
     if (!j.contains("load")) fail("load", "missing");
     const auto& load = j.at("load");
     only_keys(load, "load", {"spec", "format", "skip_bad_rows"});
@@ -186,33 +203,13 @@ expected<session, std::string> session_from_json(std::string_view text, std::str
     if (j.contains("options")) {
       const auto& o = j.at("options");
       auto& e = s.options;
-      only_keys(o, "options",
-                {"model", "budget_bytes", "block_size", "tail_tokens", "migration_batch",
-                 "max_tokens", "payload", "prefix_caching", "max_num_seqs",
-                 "max_num_batched_tokens", "watermark", "step_base_s", "step_prefill_token_s",
-                 "step_decode_token_s", "seed", "quality_every", "quality_blocks", "policy"});
-      read_field(o, "options", "model", e.model);
-      read_field(o, "options", "budget_bytes", e.budget_bytes);
-      read_field(o, "options", "block_size", e.block_size);
-      read_field(o, "options", "tail_tokens", e.tail_tokens);
-      read_field(o, "options", "migration_batch", e.migration_batch);
-      read_field(o, "options", "max_tokens", e.max_tokens);
-      std::string payload = "accounting";
-      read_field(o, "options", "payload", payload);
-      if (payload != "data" && payload != "accounting") {
-        fail("options.payload", "expected \"data\" or \"accounting\", got '" + payload + "'");
+      if (!o.is_object()) fail("options", std::string("expected an object, got ") + o.type_name());
+      for (const auto& [key, value] : o.items()) {
+        if (key == "policy") continue;
+        const auto* spec = find_option(key);
+        if (!spec || !(spec->places & in_session) || spec->key != key) fail("options." + key, "unknown key");
+        e = with_option(e, *spec, value, "options." + key);
       }
-      e.payload = payload == "data" ? payload_mode::data : payload_mode::accounting;
-      read_field(o, "options", "prefix_caching", e.prefix_caching);
-      read_field(o, "options", "max_num_seqs", e.scheduler.max_num_seqs);
-      read_field(o, "options", "max_num_batched_tokens", e.scheduler.max_num_batched_tokens);
-      read_field(o, "options", "watermark", e.scheduler.watermark);
-      read_field(o, "options", "step_base_s", e.timing.base_s);
-      read_field(o, "options", "step_prefill_token_s", e.timing.per_prefill_token_s);
-      read_field(o, "options", "step_decode_token_s", e.timing.per_decode_token_s);
-      read_field(o, "options", "seed", e.seed);
-      read_field(o, "options", "quality_every", e.quality_every);
-      read_field(o, "options", "quality_blocks", e.quality_blocks);
       if (o.contains("policy")) e.policy = parse_policy(o.at("policy"), "options.policy");
       if (auto reason = validate(e)) fail("options", *reason);
     }
@@ -230,56 +227,15 @@ expected<session, std::string> session_from_json(std::string_view text, std::str
   }
 }
 
-expected<session, std::string> read_session(const std::filesystem::path& path) {
+expected<run_description, std::string> read_session(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return unexpected{path.string() + ": cannot open file"};
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   return session_from_json(text, path.string());
 }
 
-expected<void, std::string> write_session(const std::filesystem::path& path, const session& s) {
+expected<void, std::string> write_session(const std::filesystem::path& path, const run_description& s) {
   return write_file_atomically(path, session_to_json(s));
-}
-
-std::unique_ptr<request_source> open_session_load(const session& s) {
-  read_options options;
-  options.skip_bad_rows = s.skip_bad_rows;
-  return open_load(s.load_spec, s.format, options);
-}
-
-void apply_to_engine(const runner_command& command, std::unique_ptr<engine>& e,
-                     const std::function<std::unique_ptr<engine>()>& remake) {
-  if (const auto* r = std::get_if<reconfigure_command>(&command)) {
-    (void)e->reconfigure(r->config);  // an invalid config is logged and changes nothing
-  } else if (std::holds_alternative<reset_command>(command)) {
-    e = remake();
-  }
-}
-
-std::unique_ptr<engine> replay(const session& s,
-                               const std::function<void(const engine&)>& on_step) {
-  const auto remake = [&s] {
-    return std::make_unique<engine>(s.options, open_session_load(s));
-  };
-  auto e = remake();
-  std::size_t next = 0;
-  for (;;) {
-    // Commands apply before the step they name; after a reset steps count from 0 again.
-    while (next < s.commands.size() && s.commands[next].step == e->steps_done()) {
-      apply_to_engine(s.commands[next++].command, e, remake);
-    }
-    const bool logged_done = next == s.commands.size();
-    if (logged_done && s.steps > 0 && e->steps_done() >= s.steps) break;
-    if (!e->step()) {
-      if (logged_done) break;
-      // The load ended before a logged step: nothing more can match; apply the rest in order.
-      while (next < s.commands.size()) apply_to_engine(s.commands[next++].command, e, remake);
-      if (e->finished()) break;
-      continue;
-    }
-    if (on_step) on_step(*e);
-  }
-  return e;
 }
 
 }  // namespace kvscope

@@ -1,6 +1,6 @@
 #pragma once
 // The runner owns the engine's thread. Front ends post commands and pick up snapshots; the engine
-// never waits on a front end (DESIGN.md §5): it drains the command queue and swaps in a new
+// never waits on a front end (docs/ARCHITECTURE.md, "The engine"): it drains the command queue and swaps in a new
 // snapshot with try_lock only, and when a reader happens to hold the lock (for the few
 // nanoseconds of a pointer copy) it simply tries again at the next step boundary.
 #include <atomic>
@@ -15,8 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "engine/commands.hpp"
-#include "engine/snapshot.hpp"
+#include "run/command_script.hpp"
+#include "run/commands.hpp"
+#include "run/run_description.hpp"
+#include "run/snapshot.hpp"
 
 namespace kvscope {
 
@@ -45,6 +47,12 @@ struct runner_options {
   std::uint64_t script_steps = 0;
 };
 
+class runner;
+
+// The live mode of the run service: `run` on a runner, its command log replayed as a script
+// that pauses at its saved step (options.script and script_steps are taken from `run`).
+std::unique_ptr<runner> start_live_run(const run_description& run, runner_options options = {});
+
 class runner final : public engine_feed {
  public:
   // Makes a fresh engine: called once at start (what it throws, the constructor throws) and
@@ -62,6 +70,13 @@ class runner final : public engine_feed {
   // Blocks until the engine thread has published a snapshot that reflects every command posted
   // before this call (for tests and batch front ends; a GUI never calls it).
   std::shared_ptr<const engine_snapshot> sync();
+
+  // Blocks until a published snapshot satisfies `done` (called with each new one, under a lock:
+  // keep it short), or `limit` passes; returns the last snapshot seen. For tests and batch
+  // front ends, which wait on events rather than sleep; a GUI never calls it.
+  std::shared_ptr<const engine_snapshot> wait_until(
+      const std::function<bool(const engine_snapshot&)>& done,
+      std::chrono::milliseconds limit = std::chrono::seconds(60));
 
  private:
   void run();
@@ -89,7 +104,7 @@ class runner final : public engine_feed {
   std::uint64_t applied_ = 0;                          // engine thread only
 
   std::vector<logged_command> log_;  // engine thread only; copied into snapshots
-  std::size_t script_next_ = 0;      // engine thread only: next command of options_.script
+  command_script script_;            // engine thread only: options_.script still to apply
   bool script_paused_ = false;       // the pause at options_.script_steps happened
   bool broken_ = false;              // the engine threw: no more steps until a reset
   std::string error_;                // why, for snapshots

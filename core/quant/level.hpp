@@ -1,5 +1,5 @@
 #pragma once
-// Precision levels of the KV cache, in order of compactness (DESIGN.md §2).
+// Precision levels of the KV cache, in order of compactness (docs/policy.md).
 #include <array>
 #include <cstdint>
 #include <optional>

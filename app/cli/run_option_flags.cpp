@@ -1,0 +1,37 @@
+#include "run_option_flags.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace kvscope::cli {
+
+void run_option_flags::add_to(CLI::App& cmd, unsigned place, const engine_options& defaults) {
+  for (const auto& spec : option_table()) {
+    if (!(spec.places & place)) continue;
+    auto& t = typed_.emplace_back(typed{&spec, {}, false});
+    if (spec.negated) {
+      cmd.add_flag("--no-" + std::string(spec.flag), t.given, std::string(spec.help));
+    } else {
+      cmd.add_option("--" + std::string(spec.flag), t.text, option_help(spec, defaults))
+          ->type_name(spec.kind == option_kind::choice ? "WORD"
+                      : spec.kind == option_kind::byte_size ? "SIZE"
+                      : spec.kind == option_kind::count    ? "INT"
+                                                            : "NUMBER");
+    }
+  }
+}
+
+expected<void, std::string> run_option_flags::apply(engine_options& options) const {
+  for (const auto& t : typed_) {
+    if (t.spec->negated) {
+      if (t.given) t.spec->set(options, false);
+      continue;
+    }
+    if (t.text.empty()) continue;
+    auto value = parse_option_text(*t.spec, t.text);
+    if (!value) return unexpected{value.error()};
+    t.spec->set(options, *value);
+  }
+  return {};
+}
+
+}  // namespace kvscope::cli

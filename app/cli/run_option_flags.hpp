@@ -1,0 +1,34 @@
+#pragma once
+// The engine options of the option table (run/option_table.hpp) as CLI11 flags: registered from
+// the table, so their names, help, defaults and ranges are written once.
+#include <deque>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "run/option_table.hpp"
+#include "util/expected.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace kvscope::cli {
+
+class run_option_flags {
+ public:
+  // Adds --<flag> for every table option shown at `place` (option_place bits); the help shows
+  // the defaults of `defaults`.
+  void add_to(CLI::App& cmd, unsigned place, const engine_options& defaults = {});
+  // Writes what was typed over `options`; the first bad value's message names its flag.
+  expected<void, std::string> apply(engine_options& options) const;
+
+ private:
+  struct typed {
+    const option_spec* spec;
+    std::string text;
+    bool given = false;  // a negated flag (--no-prefix-caching) was given
+  };
+  std::deque<typed> typed_;  // stable addresses: CLI11 writes into them
+};
+
+}  // namespace kvscope::cli

@@ -1,0 +1,109 @@
+#include "io/summary_format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "run/metric_table.hpp"
+#include "util/byte_size.hpp"
+
+namespace kvscope {
+
+std::string summary_json(const run_summary& s) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& metric : summary_metric_table()) {
+    // "a.b.c" nests: j["a"]["b"]["c"].
+    nlohmann::ordered_json* at = &j;
+    std::string_view key = metric.info.key;
+    for (auto dot = key.find('.'); dot != std::string_view::npos; dot = key.find('.')) {
+      at = &(*at)[std::string(key.substr(0, dot))];
+      key.remove_prefix(dot + 1);
+    }
+    auto& slot = (*at)[std::string(key)];
+    std::visit(
+        [&slot](const auto& v) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, double>) {
+            slot = std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+          } else {
+            slot = v;
+          }
+        },
+        metric.get(s));
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string summary_text(const run_summary& s) {
+  std::string out;
+  char line[256];
+  const auto add = [&](const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, fmt, args...);
+    out += line;
+  };
+  add("model %s, budget %s, load %s\n", s.model.c_str(), format_byte_size(s.budget_bytes).c_str(),
+      s.load.c_str());
+  add("requests        %llu total, %llu finished, %llu rejected\n",
+      static_cast<unsigned long long>(s.requests_total),
+      static_cast<unsigned long long>(s.requests_finished),
+      static_cast<unsigned long long>(s.requests_rejected));
+  add("steps           %llu over %.1f s simulated, %.3f s wall\n",
+      static_cast<unsigned long long>(s.steps), s.sim_seconds, s.wall_seconds);
+  add("decode tokens   %llu (%.0f per wall second)\n",
+      static_cast<unsigned long long>(s.decode_token_steps), s.decode_token_steps_per_s);
+  add("KV usage        peak %.1f %%, mean %.1f %%\n", 100 * s.peak_usage, 100 * s.mean_usage);
+  add("policy          %llu level transitions, final level %s, %llu blocks migrated\n",
+      static_cast<unsigned long long>(s.level_transitions), std::string(tag(s.final_level)).c_str(),
+      static_cast<unsigned long long>(s.migrated_blocks));
+  add("preemptions     %llu\n", static_cast<unsigned long long>(s.preemptions));
+  add("prefix cache    %.1f %% hit rate\n", 100 * s.prefix_cache_hit_rate);
+  out += "peak bytes      ";
+  for (precision p : all_precisions) {
+    add("%s %s  ", std::string(tag(p)).c_str(),
+        format_byte_size(s.peak_bytes_per_level[ordinal(p)]).c_str());
+  }
+  add("scales %s\n", format_byte_size(s.peak_scale_bytes).c_str());
+  bool any_quality = false;
+  for (int l = 0; l < 4; ++l) any_quality = any_quality || std::isfinite(s.quant_rel_rmse[l]);
+  if (any_quality) {
+    out += "quality         ";
+    for (precision p : all_precisions) {
+      const int l = ordinal(p);
+      if (!std::isfinite(s.quant_rel_rmse[l])) continue;
+      add("%s rmse %.4f attn %.4f  ", std::string(tag(p)).c_str(), s.quant_rel_rmse[l],
+          s.attention_rel_l2[l]);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> summary_metrics(const run_summary& s) {
+  // The figures a provenance records: the results, not the inputs or this machine's speed.
+  static constexpr std::string_view keys[] = {"requests_finished", "requests_rejected",
+                                              "preemptions",       "level_transitions",
+                                              "peak_usage",        "mean_usage",
+                                              "sim_seconds",       "prefix_cache_hit_rate"};
+  std::vector<std::pair<std::string, double>> m;
+  for (const auto& metric : summary_metric_table()) {
+    const auto v = metric.get(s);
+    bool wanted = false;
+    for (auto k : keys) wanted = wanted || k == metric.info.key;
+    const bool quant = metric.info.key.starts_with("quality.") &&
+                       metric.info.key.ends_with(".quant_rel_rmse");
+    if (!wanted && !quant) continue;
+    const double x = std::holds_alternative<double>(v) ? std::get<double>(v)
+                                                       : static_cast<double>(std::get<std::uint64_t>(v));
+    if (quant) {
+      if (!std::isfinite(x)) continue;
+      // quality.q8.quant_rel_rmse -> quant_rel_rmse_q8, as provenance has always named it.
+      const auto level = metric.info.key.substr(8, metric.info.key.find('.', 8) - 8);
+      m.emplace_back("quant_rel_rmse_" + std::string(level), x);
+    } else {
+      m.emplace_back(std::string(metric.info.key), x);
+    }
+  }
+  return m;
+}
+
+}  // namespace kvscope

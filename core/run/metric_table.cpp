@@ -1,0 +1,158 @@
+#include "run/metric_table.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+namespace kvscope {
+namespace {
+
+void append_double(std::string& out, double v) {
+  if (std::isnan(v)) {
+    out += "nan";
+    return;
+  }
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc{} ? end : buf);
+}
+
+void append_uint(std::string& out, std::uint64_t v) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc{} ? end : buf);
+}
+
+constexpr auto higher = better_when::higher;
+constexpr auto lower = better_when::lower;
+constexpr auto neither = better_when::neither;
+
+// Step metrics: a member as a column. The per-level arrays are expanded below.
+#define KV_STEP_UINT(member, unit, meaning, better)                                        \
+  step_metric {                                                                           \
+    {#member, unit, meaning, better},                                                     \
+        [](std::string& out, const step_metrics& m) { append_uint(out, m.member); }       \
+  }
+#define KV_STEP_REAL(member, unit, meaning, better)                                        \
+  step_metric {                                                                           \
+    {#member, unit, meaning, better},                                                     \
+        [](std::string& out, const step_metrics& m) { append_double(out, m.member); }     \
+  }
+#define KV_LEVELS(prefix, array, append_fn, unit, meaning, better)                                   \
+  step_metric{{prefix "fp16", unit, meaning, better},                                                \
+              [](std::string& out, const step_metrics& m) { append_fn(out, m.array[0]); }},          \
+      step_metric{{prefix "q8", unit, meaning, better},                                              \
+                  [](std::string& out, const step_metrics& m) { append_fn(out, m.array[1]); }},      \
+      step_metric{{prefix "fp8", unit, meaning, better},                                             \
+                  [](std::string& out, const step_metrics& m) { append_fn(out, m.array[2]); }},      \
+      step_metric {                                                                                  \
+    {prefix "q4", unit, meaning, better},                                                            \
+        [](std::string& out, const step_metrics& m) { append_fn(out, m.array[3]); }                  \
+  }
+
+const std::vector<step_metric>& steps() {
+  static const std::vector<step_metric> t = {
+      KV_STEP_UINT(step, "", "Step index, from 0", neither),
+      KV_STEP_REAL(sim_time_s, "s", "Simulated clock after the step", neither),
+      KV_STEP_REAL(kv_cache_usage_perc, "", "KV bytes referenced by sequences / budget (vLLM's)", neither),
+      KV_STEP_REAL(pressure_ewma, "", "The policy's smoothed pressure after observing the step", neither),
+      step_metric{{"level", "", "The policy's level after the step", neither},
+                  [](std::string& out, const step_metrics& m) { out += tag(m.level); }},
+      KV_LEVELS("bytes_", bytes_per_level, append_uint, "bytes",
+                "Pool bytes held by blocks of this level (empty halves/quarters of split frames included)",
+                neither),
+      KV_STEP_UINT(scale_bytes, "bytes", "Bytes of quantization scales", neither),
+      KV_STEP_UINT(free_bytes, "bytes", "Free bytes of the budget", neither),
+      KV_STEP_UINT(num_requests_running, "requests", "Sequences running (vLLM's)", neither),
+      KV_STEP_UINT(num_requests_waiting, "requests", "Requests waiting (vLLM's)", neither),
+      KV_STEP_UINT(num_preemptions_total, "preemptions", "Preemptions so far (vLLM's)", lower),
+      KV_STEP_UINT(level_transitions_total, "transitions", "Policy level changes so far", lower),
+      KV_STEP_UINT(prefix_cache_hits, "tokens", "Prompt tokens found in the prefix cache so far (vLLM's)", higher),
+      KV_STEP_UINT(prefix_cache_queries, "tokens", "Prompt tokens looked up in the prefix cache so far (vLLM's)", neither),
+      KV_STEP_UINT(decode_tokens, "tokens", "Tokens decoded in this step", neither),
+      KV_STEP_UINT(prefill_tokens, "tokens", "Prompt tokens computed in this step", neither),
+      KV_STEP_UINT(requests_finished_total, "requests", "Requests finished so far", higher),
+      KV_LEVELS("quant_rel_rmse_", quant_rel_rmse, append_double, "",
+                "Data mode: relative RMSE of dequantized vs original K/V at this level (nan: not measured)",
+                lower),
+      KV_LEVELS("attention_rel_l2_", attention_rel_l2, append_double, "",
+                "Data mode: relative L2 error of decode attention at this level (nan: not measured)",
+                lower),
+  };
+  return t;
+}
+
+#undef KV_STEP_UINT
+#undef KV_STEP_REAL
+#undef KV_LEVELS
+
+#define KV_SUM(member, unit, meaning, better)                                              \
+  summary_metric {                                                                        \
+    {#member, unit, meaning, better}, [](const run_summary& s) -> metric_value {          \
+      return s.member;                                                                    \
+    }                                                                                     \
+  }
+#define KV_SUM_LEVELS(prefix, suffix, expr, unit, meaning, better)                                      \
+  summary_metric{{prefix "fp16" suffix, unit, meaning, better},                                         \
+                 [](const run_summary& s) -> metric_value { return s.expr[0]; }},                       \
+      summary_metric{{prefix "q8" suffix, unit, meaning, better},                                       \
+                     [](const run_summary& s) -> metric_value { return s.expr[1]; }},                   \
+      summary_metric{{prefix "fp8" suffix, unit, meaning, better},                                      \
+                     [](const run_summary& s) -> metric_value { return s.expr[2]; }},                   \
+      summary_metric {                                                                                  \
+    {prefix "q4" suffix, unit, meaning, better}, [](const run_summary& s) -> metric_value {             \
+      return s.expr[3];                                                                                 \
+    }                                                                                                   \
+  }
+
+const std::vector<summary_metric>& summaries() {
+  static const std::vector<summary_metric> t = {
+      KV_SUM(model, "", "Model the run used", neither),
+      KV_SUM(load, "", "Load spec or trace the run read", neither),
+      KV_SUM(budget_bytes, "bytes", "KV cache budget", neither),
+      KV_SUM(requests_total, "requests", "Requests that arrived", neither),
+      KV_SUM(requests_finished, "requests", "Requests finished", higher),
+      KV_SUM(requests_rejected, "requests", "Requests rejected (could never fit)", lower),
+      KV_SUM(preemptions, "preemptions", "Sequences preempted (recompute)", lower),
+      KV_SUM(level_transitions, "transitions", "Policy level changes", lower),
+      KV_SUM(peak_usage, "", "Highest kv_cache_usage_perc of any step", neither),
+      KV_SUM(mean_usage, "", "Mean kv_cache_usage_perc over the steps", neither),
+      KV_SUM(steps, "steps", "Engine steps run", neither),
+      KV_SUM(sim_seconds, "s", "Simulated time the run took", lower),
+      KV_SUM(wall_seconds, "s", "Wall-clock time the engine took (this machine; not a result)", neither),
+      KV_SUM(decode_token_steps, "tokens", "Tokens decoded over the run", neither),
+      KV_SUM(decode_token_steps_per_s, "tokens/s", "Decoded tokens per wall-clock second (engine speed, not a result)", neither),
+      KV_SUM(prefix_cache_hit_rate, "", "Prefix cache hits / queries, in tokens", higher),
+      summary_metric{{"final_level", "", "The policy's level at the end", neither},
+                     [](const run_summary& s) -> metric_value { return std::string(tag(s.final_level)); }},
+      KV_SUM(migrated_blocks, "blocks", "Cold blocks re-quantized by migration", neither),
+      KV_SUM_LEVELS("peak_bytes_per_level.", "", peak_bytes_per_level, "bytes",
+                    "Most pool bytes this level held at any step", neither),
+      KV_SUM(peak_scale_bytes, "bytes", "Most bytes of quantization scales at any step", neither),
+      KV_SUM_LEVELS("quality.", ".quant_rel_rmse", quant_rel_rmse, "",
+                    "Data mode: relative RMSE of dequantized K/V at this level (null: never measured)", lower),
+      KV_SUM_LEVELS("quality.", ".attention_rel_l2", attention_rel_l2, "",
+                    "Data mode: relative L2 error of decode attention at this level (null: never measured)", lower),
+  };
+  return t;
+}
+
+#undef KV_SUM
+#undef KV_SUM_LEVELS
+
+}  // namespace
+
+std::span<const step_metric> step_metric_table() { return steps(); }
+std::span<const summary_metric> summary_metric_table() { return summaries(); }
+
+const metric_info* find_metric(std::string_view key) {
+  for (const auto& m : steps()) {
+    if (m.info.key == key) return &m.info;
+  }
+  for (const auto& m : summaries()) {
+    if (m.info.key == key) return &m.info;
+  }
+  return nullptr;
+}
+
+}  // namespace kvscope

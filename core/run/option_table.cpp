@@ -1,0 +1,287 @@
+#include "run/option_table.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "memory/model_shape.hpp"
+#include "util/byte_size.hpp"
+
+namespace kvscope {
+namespace {
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : model_presets()) names.emplace_back(m.name);
+  return names;
+}
+std::vector<std::string> payload_names() { return {"accounting", "data"}; }
+std::vector<std::string> level_names() {
+  std::vector<std::string> names;
+  for (precision p : all_precisions) names.emplace_back(tag(p));
+  return names;
+}
+
+// Accessors for one engine_options member: the table's get/set pairs, without a lambda each.
+#define KV_COUNT(member)                                                                       \
+  [](const engine_options& o) -> option_value { return std::uint64_t(o.member); },             \
+      [](engine_options& o, const option_value& v) {                                          \
+        o.member = static_cast<decltype(o.member)>(std::get<std::uint64_t>(v));                \
+      }
+#define KV_REAL(member)                                                                        \
+  [](const engine_options& o) -> option_value { return double(o.member); },                    \
+      [](engine_options& o, const option_value& v) {                                          \
+        o.member = static_cast<decltype(o.member)>(std::get<double>(v));                       \
+      }
+#define KV_LEVEL(member)                                                                       \
+  [](const engine_options& o) -> option_value { return std::string(tag(o.member)); },          \
+      [](engine_options& o, const option_value& v) {                                          \
+        o.member = *parse_precision(std::get<std::string>(v));                                 \
+      }
+
+constexpr double unbounded = 0;  // as `max` of a count: no upper limit
+
+const std::vector<option_spec>& table() {
+  static const std::vector<option_spec> t = {
+      {"model", "model", option_kind::choice, "", 0, 0, 1, "Model shape preset",
+       in_simulate | in_bench | in_gui | in_session, false, model_names,
+       [](const engine_options& o) -> option_value { return o.model; },
+       [](engine_options& o, const option_value& v) { o.model = std::get<std::string>(v); }},
+      {"budget", "budget_bytes", option_kind::byte_size, "bytes", 1, unbounded, 1,
+       "KV cache budget: 16GiB, 512MiB or bytes", in_simulate | in_bench | in_gui | in_session,
+       false, nullptr, KV_COUNT(budget_bytes)},
+      {"block-size", "block_size", option_kind::count, "tokens", 1, 1024, 1, "Tokens per block",
+       in_simulate | in_session, false, nullptr, KV_COUNT(block_size)},
+      {"tail-tokens", "tail_tokens", option_kind::count, "tokens", 0, 1 << 24, 1,
+       "Hot fp16 tail per sequence", in_simulate | in_gui | in_session, false, nullptr,
+       KV_COUNT(tail_tokens)},
+      {"migration-batch", "migration_batch", option_kind::count, "blocks", 0, 1 << 24, 1,
+       "Cold blocks re-quantized per step at most", in_simulate | in_gui | in_session, false,
+       nullptr, KV_COUNT(migration_batch)},
+      {"max-tokens", "max_tokens", option_kind::count, "tokens", 0, 1u << 31, 1,
+       "Sliding window per sequence (0 = off)", in_simulate | in_session, false, nullptr,
+       KV_COUNT(max_tokens)},
+      {"payload", "payload", option_kind::choice, "", 0, 0, 1,
+       "accounting: tables and bytes only (any model size); data: real K/V bytes, quantized and "
+       "measured",
+       in_simulate | in_bench | in_gui | in_session, false, payload_names,
+       [](const engine_options& o) -> option_value {
+         return std::string(o.payload == payload_mode::data ? "data" : "accounting");
+       },
+       [](engine_options& o, const option_value& v) {
+         o.payload = std::get<std::string>(v) == "data" ? payload_mode::data : payload_mode::accounting;
+       }},
+      {"prefix-caching", "prefix_caching", option_kind::flag, "", 0, 0, 1,
+       "Disable automatic prefix caching", in_simulate | in_session, true, nullptr,
+       [](const engine_options& o) -> option_value { return o.prefix_caching; },
+       [](engine_options& o, const option_value& v) { o.prefix_caching = std::get<bool>(v); }},
+      {"max-num-seqs", "max_num_seqs", option_kind::count, "sequences", 1, 1 << 20, 1,
+       "Running sequences at most", in_simulate | in_session, false, nullptr,
+       KV_COUNT(scheduler.max_num_seqs)},
+      {"max-num-batched-tokens", "max_num_batched_tokens", option_kind::count, "tokens", 1,
+       1 << 24, 1, "Tokens per step at most (chunked prefill)", in_simulate | in_session, false,
+       nullptr, KV_COUNT(scheduler.max_num_batched_tokens)},
+      {"watermark", "watermark", option_kind::real, "", 0, 0.99, 1,
+       "Fraction of frames kept free when admitting", in_simulate | in_session, false, nullptr,
+       KV_REAL(scheduler.watermark)},
+      {"step-base-ms", "step_base_s", option_kind::real, "ms", 0, 1e6, 1e-3,
+       "Step-time model: fixed cost per step", in_simulate | in_session, false, nullptr,
+       KV_REAL(timing.base_s)},
+      {"step-prefill-us", "step_prefill_token_s", option_kind::real, "us", 0, 1e9, 1e-6,
+       "Step-time model: cost per prompt token", in_simulate | in_session, false, nullptr,
+       KV_REAL(timing.per_prefill_token_s)},
+      {"step-decode-us", "step_decode_token_s", option_kind::real, "us", 0, 1e9, 1e-6,
+       "Step-time model: cost per decoded token", in_simulate | in_session, false, nullptr,
+       KV_REAL(timing.per_decode_token_s)},
+      {"seed", "seed", option_kind::count, "", 0, unbounded, 1, "Seed of the synthetic K/V data",
+       in_simulate | in_gui | in_session, false, nullptr, KV_COUNT(seed)},
+      {"quality-every", "quality_every", option_kind::count, "steps", 0, 1 << 30, 1,
+       "Data mode: measure quantization and attention error every N steps (0 = never)",
+       in_simulate | in_session, false, nullptr, KV_COUNT(quality_every)},
+      {"quality-blocks", "quality_blocks", option_kind::count, "blocks", 1, 1 << 20, 1,
+       "Data mode: blocks sampled per quality measurement", in_simulate | in_session, false,
+       nullptr, KV_COUNT(quality_blocks)},
+      // The policy's fields: the session file keeps them in its "policy" object, so no key.
+      {"q8-threshold", "", option_kind::real, "", 0, 1, 1,
+       "Policy: EWMA pressure at which cold blocks go to q8 (overrides --policy/--preset)",
+       in_simulate | in_gui, false, nullptr, KV_REAL(policy.q8_threshold)},
+      {"q4-threshold", "", option_kind::real, "", 0, 1, 1,
+       "Policy: EWMA pressure at which cold blocks go to q4", in_simulate | in_gui, false, nullptr,
+       KV_REAL(policy.q4_threshold)},
+      {"hysteresis", "", option_kind::real, "", 0, 1, 1,
+       "Policy: how far below a threshold the EWMA must fall to step back", in_simulate | in_gui,
+       false, nullptr, KV_REAL(policy.hysteresis)},
+      {"ewma-alpha", "", option_kind::real, "", 0, 1, 1,
+       "Policy: weight of the newest pressure in the EWMA", in_simulate | in_gui, false, nullptr,
+       KV_REAL(policy.ewma_alpha)},
+      {"min-level", "", option_kind::choice, "", 0, 0, 1, "Policy: least compact level",
+       in_simulate | in_gui, false, level_names, KV_LEVEL(policy.min_level)},
+      {"max-level", "", option_kind::choice, "", 0, 0, 1, "Policy: most compact level",
+       in_simulate | in_gui, false, level_names, KV_LEVEL(policy.max_level)},
+  };
+  return t;
+}
+
+#undef KV_COUNT
+#undef KV_REAL
+#undef KV_LEVEL
+
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
+std::string range_text(const option_spec& s) {
+  if (s.kind == option_kind::count && s.max == unbounded) return "a whole number >= " + shortest(s.min);
+  const std::string what = s.kind == option_kind::count ? "a whole number" : "a number";
+  return what + " in [" + shortest(s.min) + ", " + shortest(s.max) + "]";
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+}  // namespace
+
+std::span<const option_spec> option_table() { return table(); }
+
+const option_spec* find_option(std::string_view name) {
+  for (const auto& s : table()) {
+    if (s.flag == name || (!s.key.empty() && s.key == name)) return &s;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> check_option_value(const option_spec& s, const option_value& v) {
+  const std::string who = "--" + std::string(s.flag);
+  switch (s.kind) {
+    case option_kind::count:
+    case option_kind::byte_size: {
+      const auto* n = std::get_if<std::uint64_t>(&v);
+      if (!n) return who + ": expected a whole number";
+      const double typed = static_cast<double>(*n) / s.typed_scale;
+      if (typed < s.min || (s.max != unbounded && typed > s.max)) {
+        return who + ": expected " + range_text(s) + ", got " + std::to_string(*n);
+      }
+      return std::nullopt;
+    }
+    case option_kind::real: {
+      const auto* x = std::get_if<double>(&v);
+      if (!x) return who + ": expected a number";
+      const double typed = *x / s.typed_scale;
+      // NaN fails both comparisons' complement: refuse anything not inside the range.
+      if (!(typed >= s.min && typed <= s.max * (1 + 1e-12))) {
+        return who + ": expected " + range_text(s) + ", got " + shortest(typed);
+      }
+      return std::nullopt;
+    }
+    case option_kind::flag:
+      if (!std::holds_alternative<bool>(v)) return who + ": expected true or false";
+      return std::nullopt;
+    case option_kind::choice: {
+      const auto* w = std::get_if<std::string>(&v);
+      if (!w) return who + ": expected a word";
+      const auto words = s.choices();
+      if (std::find(words.begin(), words.end(), *w) == words.end()) {
+        return who + ": expected one of " + joined(words) + ", got '" + *w + "'";
+      }
+      return std::nullopt;
+    }
+  }
+  return who + ": unknown kind";
+}
+
+expected<option_value, std::string> parse_option_text(const option_spec& s, std::string_view text) {
+  const std::string who = "--" + std::string(s.flag);
+  const std::string quoted = "'" + std::string(text) + "'";
+  option_value v;
+  switch (s.kind) {
+    case option_kind::count: {
+      std::uint64_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
+        return unexpected{who + ": expected " + range_text(s) + ", got " + quoted};
+      }
+      v = n;
+      break;
+    }
+    case option_kind::byte_size: {
+      const auto n = parse_byte_size(text);
+      if (!n) return unexpected{who + ": not a size: " + quoted + " (e.g. 16GiB, 512MiB, 1073741824)"};
+      v = *n;
+      break;
+    }
+    case option_kind::real: {
+      double x = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+      if (ec != std::errc{} || end != text.data() + text.size() || text.empty() || !std::isfinite(x)) {
+        return unexpected{who + ": expected " + range_text(s) + ", got " + quoted};
+      }
+      if (!(x >= s.min && x <= s.max)) {
+        return unexpected{who + ": expected " + range_text(s) + ", got " + quoted};
+      }
+      v = x * s.typed_scale;
+      return v;
+    }
+    case option_kind::flag:
+      if (text == "true" || text == "1") {
+        v = true;
+      } else if (text == "false" || text == "0") {
+        v = false;
+      } else {
+        return unexpected{who + ": expected true or false, got " + quoted};
+      }
+      break;
+    case option_kind::choice:
+      v = std::string(text);
+      break;
+  }
+  if (auto why = check_option_value(s, v)) return unexpected{*why};
+  return v;
+}
+
+std::string format_option_value(const option_spec& s, const option_value& v) {
+  if (const auto* n = std::get_if<std::uint64_t>(&v)) {
+    if (s.kind == option_kind::byte_size) {
+      std::string text = format_byte_size(*n);  // "16 GiB"
+      std::erase(text, ' ');
+      return parse_byte_size(text) == *n ? text : std::to_string(*n);
+    }
+    return std::to_string(*n);
+  }
+  if (const auto* x = std::get_if<double>(&v)) return shortest(*x / s.typed_scale);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  return std::get<std::string>(v);
+}
+
+std::string option_help(const option_spec& s, const engine_options& defaults) {
+  std::string h(s.help);
+  if (s.kind == option_kind::flag) return h;
+  const auto value = format_option_value(s, s.get(defaults));
+  h += " [";
+  if (s.kind == option_kind::choice) {
+    h += joined(s.choices());
+  } else if (s.kind == option_kind::count || s.kind == option_kind::real) {
+    h += shortest(s.min) + "..";
+    if (s.max != unbounded || s.kind == option_kind::real) h += shortest(s.max);
+  }
+  if (!s.unit.empty() && s.kind != option_kind::byte_size) h += " " + std::string(s.unit);
+  h += (h.back() == '[' ? "" : ", ") + std::string("default ") + value + "]";
+  return h;
+}
+
+expected<void, std::string> set_option(engine_options& options, std::string_view name,
+                                       std::string_view text) {
+  const auto* spec = find_option(name);
+  if (!spec) return unexpected{"unknown option '" + std::string(name) + "'"};
+  auto value = parse_option_text(*spec, text);
+  if (!value) return unexpected{value.error()};
+  spec->set(options, *value);
+  return {};
+}
+
+}  // namespace kvscope

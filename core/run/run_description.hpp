@@ -1,0 +1,32 @@
+#pragma once
+// What a run is: the load, the engine options (model, budget, initial policy, ...) and the log
+// of commands applied at step boundaries. The run service runs one; a session file stores one
+// (io/session_file.hpp) and reads it back unchanged, so a replay gives the same bytes.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "load/open_load.hpp"
+#include "run/commands.hpp"
+
+namespace kvscope {
+
+struct run_description {
+  std::string load_spec;  // a trace path or a "gen:" spec
+  load_format format = load_format::automatic;
+  bool skip_bad_rows = false;
+  engine_options options;
+  std::vector<logged_command> commands;  // applied before the step each names, in order
+  std::uint64_t steps = 0;  // stop after this many steps once the log is applied; 0 = to the end
+};
+
+// Opens the run's load afresh (throws load_error).
+std::unique_ptr<request_source> open_run_load(const run_description& run);
+
+// A fresh engine on the run's load (throws load_error, or std::invalid_argument for options
+// that validate() refuses).
+std::unique_ptr<engine> make_engine(const run_description& run);
+
+}  // namespace kvscope

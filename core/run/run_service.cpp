@@ -1,0 +1,64 @@
+#include "run/run_service.hpp"
+
+#include <chrono>
+
+#include "run/command_script.hpp"
+
+namespace kvscope {
+namespace {
+
+using wall_clock = std::chrono::steady_clock;
+
+double seconds_since(wall_clock::time_point start) {
+  return std::chrono::duration<double>(wall_clock::now() - start).count();
+}
+
+run_progress progress_of(const engine& e, double wall_seconds) {
+  const auto& t = e.totals();
+  return {e.steps_done(), e.sim_time_s(), t.requests_finished + t.requests_rejected,
+          t.requests_total, e.load_progress(), wall_seconds};
+}
+
+}  // namespace
+
+run_result run_to_end(const run_description& run, const run_hooks& hooks) {
+  const auto start = wall_clock::now();
+  const engine_maker remake = [&run] { return make_engine(run); };
+  run_result result;
+  auto e = remake();
+  command_script script(run.commands);
+  double next_progress = hooks.progress_interval_s;
+  // Reading the clock every step would cost more than a step: look every 1024 steps.
+  constexpr std::uint64_t clock_every = 1024;
+  for (;;) {
+    script.apply_due(*e, false, [&](const runner_command& c) { apply_to_engine(c, e, remake); });
+    if (script.done() && run.steps > 0 && e->steps_done() >= run.steps) break;
+    if (hooks.cancel && hooks.cancel->load(std::memory_order_relaxed)) {
+      result.cancelled = true;
+      break;
+    }
+    if (!e->step()) {
+      if (script.done()) break;
+      continue;  // the rest of the log is due now
+    }
+    if (hooks.on_step) hooks.on_step(*e);
+    if (hooks.on_progress && e->steps_done() % clock_every == 0) {
+      const double wall = seconds_since(start);
+      if (wall >= next_progress) {
+        next_progress = wall + hooks.progress_interval_s;
+        hooks.on_progress(progress_of(*e, wall));
+      }
+    }
+  }
+  result.summary = summarize(*e, run.load_spec, seconds_since(start));
+  result.final_engine = std::move(e);
+  return result;
+}
+
+run_result run_to_end(const run_description& run, const std::function<void(const engine&)>& on_step) {
+  run_hooks hooks;
+  hooks.on_step = on_step;
+  return run_to_end(run, hooks);
+}
+
+}  // namespace kvscope

@@ -1,0 +1,46 @@
+#include "run/run_summary.hpp"
+
+#include <cmath>
+
+namespace kvscope {
+namespace {
+
+double relative(double error, double reference) {
+  return reference > 0 ? std::sqrt(error / reference) : NAN;
+}
+
+}  // namespace
+
+run_summary summarize(const engine& e, std::string load, double wall_seconds) {
+  const auto& t = e.totals();
+  run_summary s;
+  s.model = e.options().model;
+  s.load = std::move(load);
+  s.budget_bytes = e.cache().pool().budget_bytes();
+  s.requests_total = t.requests_total;
+  s.requests_finished = t.requests_finished;
+  s.requests_rejected = t.requests_rejected;
+  s.preemptions = t.preemptions;
+  s.level_transitions = t.level_transitions;
+  s.peak_usage = t.peak_usage;
+  s.steps = e.steps_done();
+  s.mean_usage = s.steps ? t.usage_sum / static_cast<double>(s.steps) : 0;
+  s.sim_seconds = e.sim_time_s();
+  s.wall_seconds = wall_seconds;
+  s.decode_token_steps = t.decode_token_steps;
+  s.decode_token_steps_per_s =
+      wall_seconds > 0 ? static_cast<double>(t.decode_token_steps) / wall_seconds : 0;
+  s.prefix_cache_hit_rate =
+      t.prefix.queries ? static_cast<double>(t.prefix.hits) / static_cast<double>(t.prefix.queries) : 0;
+  s.peak_bytes_per_level = t.peak_bytes_per_level;
+  s.peak_scale_bytes = t.peak_scale_bytes;
+  s.migrated_blocks = t.migrated_blocks;
+  s.final_level = e.policy().level();
+  for (int l = 0; l < 4; ++l) {
+    s.quant_rel_rmse[l] = relative(t.quant_squared_error[l], t.quant_squared_reference[l]);
+    s.attention_rel_l2[l] = relative(t.attention_squared_error[l], t.attention_squared_reference[l]);
+  }
+  return s;
+}
+
+}  // namespace kvscope

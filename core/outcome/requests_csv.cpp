@@ -1,0 +1,71 @@
+#include "outcome/requests_csv.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+
+namespace kvscope {
+namespace {
+
+// Shortest round-trip text; NaN (undefined) writes nothing, leaving the cell empty.
+void append_number(std::string& out, double v) {
+  if (std::isnan(v)) return;
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc{} ? end : buf);
+}
+
+void append_number(std::string& out, std::uint64_t v) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc{} ? end : buf);
+}
+
+void append_text(std::string& out, std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += s;
+    return;
+  }
+  out += '"';
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+}  // namespace
+
+std::string_view requests_csv_header() noexcept {
+  return "request_id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_tokens,"
+         "output_tokens,cached_prompt_tokens,preemptions,recomputed_tokens,outcome,reason,ttft_s,"
+         "tpot_s,e2e_s,queue_s";
+}
+
+void append_requests_csv_row(std::string& out, const request_record& r) {
+  const auto cell = [&out](auto value) {
+    out += ',';
+    append_number(out, value);
+  };
+  append_number(out, r.request_id);
+  cell(r.arrival_s);
+  cell(r.first_scheduled_s);
+  cell(r.first_token_s);
+  cell(r.finish_s);
+  cell(std::uint64_t{r.prompt_tokens});
+  cell(std::uint64_t{r.output_tokens});
+  cell(std::uint64_t{r.cached_prompt_tokens});
+  cell(std::uint64_t{r.preemptions});
+  cell(r.recomputed_tokens);
+  out += ',';
+  out += to_string(r.outcome);
+  out += ',';
+  append_text(out, r.reason);
+  cell(r.ttft_s);
+  cell(r.tpot_s);
+  cell(r.e2e_s);
+  cell(r.queue_s);
+  out += '\n';
+}
+
+}  // namespace kvscope

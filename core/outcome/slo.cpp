@@ -1,0 +1,47 @@
+#include "outcome/slo.hpp"
+
+#include "load/numbers.hpp"
+
+namespace kvscope {
+namespace {
+
+std::string_view trim(std::string_view s) noexcept {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+unexpected<std::string> slo_error(std::string_view what) {
+  return unexpected{"--slo: " + std::string(what)};
+}
+
+}  // namespace
+
+expected<slo_spec, std::string> parse_slo(std::string_view text) {
+  if (trim(text).empty()) return slo_error("empty; expected e.g. ttft=0.5,tpot=0.05,e2e=10");
+  slo_spec spec;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = trim(text.substr(0, comma));
+    const std::string quoted = "'" + std::string(item) + "'";
+    const std::size_t eq = item.find('=');
+    if (item.empty()) return slo_error("empty item; expected key=seconds separated by commas");
+    if (eq == std::string_view::npos) return slo_error(quoted + ": expected key=seconds");
+    const std::string_view key = trim(item.substr(0, eq));
+    std::optional<double>* slot = key == "ttft" ? &spec.ttft_s
+                                  : key == "tpot" ? &spec.tpot_s
+                                  : key == "e2e"  ? &spec.e2e_s
+                                                  : nullptr;
+    if (slot == nullptr)
+      return slo_error("unknown key '" + std::string(key) + "' (ttft, tpot, e2e)");
+    if (slot->has_value()) return slo_error("'" + std::string(key) + "' given twice");
+    double seconds = 0;
+    if (parse_finite(trim(item.substr(eq + 1)), seconds) != number_error::none || !(seconds > 0))
+      return slo_error(quoted + ": expected a positive number of seconds");
+    *slot = seconds;
+    if (comma == std::string_view::npos) return spec;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace kvscope

@@ -1,0 +1,96 @@
+// Per-request CSV rows, byte for byte.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "outcome/request_outcomes.hpp"
+#include "outcome/requests_csv.hpp"
+
+namespace kvscope {
+namespace {
+
+TEST(RequestsCsv, Header) {
+  EXPECT_EQ(requests_csv_header(),
+            "request_id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_tokens,"
+            "output_tokens,cached_prompt_tokens,preemptions,recomputed_tokens,outcome,reason,"
+            "ttft_s,tpot_s,e2e_s,queue_s");
+}
+
+TEST(RequestsCsv, FinishedAndRejectedRowsFromTheTracker) {
+  std::string csv;
+  request_outcomes o([&csv](const request_record& r) { append_requests_csv_row(csv, r); });
+  const request_handle a = o.arrived(7, 0.5, 12, 3);
+  const request_handle b = o.arrived(9, 2.0, 9000, 4);
+  o.scheduled(a, 0.75);
+  o.prefix_hit(a, 8);
+  o.emitted(a, 1.0);
+  o.preempted(a, 13);
+  o.emitted(a, 1.25);
+  o.emitted(a, 1.5);
+  o.finished(a, 1.5);
+  o.rejected(b, 2.5, "prompt of 9000 tokens needs 563 blocks, the pool has 512");
+  EXPECT_EQ(csv,
+            "7,0.5,0.75,1,1.5,12,3,8,1,13,finished,,0.5,0.25,1,0.25\n"
+            "9,2,,,2.5,9000,0,0,0,0,rejected,"
+            "\"prompt of 9000 tokens needs 563 blocks, the pool has 512\",,,,\n");
+}
+
+TEST(RequestsCsv, UndefinedCellsAreEmpty) {
+  request_record r;
+  r.request_id = 3;
+  r.arrival_s = 1;
+  r.first_scheduled_s = 1;
+  r.first_token_s = 2;
+  r.finish_s = 2;
+  r.prompt_tokens = 5;
+  r.output_tokens = 1;
+  r.ttft_s = 1;
+  r.tpot_s = std::nan("");  // one token
+  r.e2e_s = 1;
+  r.queue_s = 0;
+  std::string out = "x\n";
+  append_requests_csv_row(out, r);
+  EXPECT_EQ(out, "x\n3,1,1,2,2,5,1,0,0,0,finished,,1,,1,0\n");
+}
+
+TEST(RequestsCsv, NumbersAreShortestExactText) {
+  request_record r;
+  r.arrival_s = 0.1;
+  r.first_scheduled_s = 1.0 / 3;
+  r.first_token_s = 1e-7;
+  r.finish_s = 123456.789;
+  r.ttft_s = 0.30000000000000004;  // 0.1 + 0.2 stays distinguishable from 0.3
+  r.tpot_s = 0.3;
+  r.e2e_s = 4294967296;
+  r.queue_s = 0;
+  r.recomputed_tokens = 18446744073709551615u;
+  std::string out;
+  append_requests_csv_row(out, r);
+  EXPECT_EQ(out,
+            "0,0.1,0.3333333333333333,1e-07,123456.789,0,0,0,0,18446744073709551615,finished,,"
+            "0.30000000000000004,0.3,4294967296,0\n");
+}
+
+TEST(RequestsCsv, ReasonsAreQuotedOnlyWhenTheyMustBe) {
+  request_record r;
+  r.outcome = request_outcome::rejected;
+  const double nan = std::nan("");
+  r.first_scheduled_s = r.first_token_s = r.ttft_s = r.tpot_s = r.e2e_s = r.queue_s = nan;
+  const auto reason_cell = [&r](std::string reason) {
+    r.reason = std::move(reason);
+    std::string out;
+    append_requests_csv_row(out, r);
+    // The reason sits between ",rejected," and the four empty latency cells.
+    const std::size_t from = out.find(",rejected,") + 10;
+    return out.substr(from, out.size() - from - 5);
+  };
+  EXPECT_EQ(reason_cell("too long"), "too long");
+  EXPECT_EQ(reason_cell("say \"no\""), "\"say \"\"no\"\"\"");
+  EXPECT_EQ(reason_cell("a,b"), "\"a,b\"");
+  EXPECT_EQ(reason_cell("line\nbreak"), "\"line\nbreak\"");
+  EXPECT_EQ(reason_cell(""), "");
+}
+
+}  // namespace
+}  // namespace kvscope

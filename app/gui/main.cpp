@@ -25,6 +25,7 @@
 #include "load/load_error.hpp"
 #include "main_window.hpp"
 #include "memory/model_shape.hpp"
+#include "run/option_table.hpp"
 #include "run_setup.hpp"
 #include "util/byte_size.hpp"
 #include "util/exit_status.hpp"
@@ -53,12 +54,6 @@ struct usage_error {
   int code = exit_bad_input;
 };
 
-std::string model_names() {
-  std::string names;
-  for (const auto& m : kvscope::model_presets()) names += (names.empty() ? "" : ", ") + std::string(m.name);
-  return names;
-}
-
 // The run the arguments ask for, checked as far as possible before anything starts: options,
 // the load's spec or header, and (with `scan_rows`) every row of a trace, so a bad row is
 // refused now with its file and line rather than stopping the engine later.
@@ -68,9 +63,13 @@ kvscope::run_description run_from_arguments(const QCommandLineParser& p, bool sc
   const auto is_set = [&p](const char* name) { return p.isSet(QString::fromLatin1(name)); };
   run_description s;
   if (is_set("session")) {
-    for (const char* other : {"load", "format", "skip-bad-rows", "model", "budget", "payload", "policy", "seed"}) {
-      if (is_set(other)) {
-        throw usage_error{"--session replays the session's own load and options; drop --" + std::string(other)};
+    std::vector<std::string> others = {"load", "format", "skip-bad-rows", "policy"};
+    for (const auto& spec : option_table()) {
+      if (spec.places & in_gui) others.emplace_back(spec.flag);
+    }
+    for (const auto& other : others) {
+      if (is_set(other.c_str())) {
+        throw usage_error{"--session replays the session's own load and options; drop --" + other};
       }
     }
     auto read = read_session(value("session"));
@@ -89,27 +88,19 @@ kvscope::run_description run_from_arguments(const QCommandLineParser& p, bool sc
     s.format = *f;
   }
   if (is_set("skip-bad-rows")) s.skip_bad_rows = true;
-  if (is_set("model")) {
-    if (!find_model_shape(value("model"))) {
-      throw usage_error{"--model: unknown model '" + value("model") + "' (" + model_names() + ")"};
-    }
-    s.options.model = value("model");
-  }
-  if (is_set("budget")) {
-    const auto b = parse_byte_size(value("budget"));
-    if (!b) throw usage_error{"--budget: not a size: '" + value("budget") + "' (e.g. 16GiB, 512MiB, 1073741824)"};
-    s.options.budget_bytes = *b;
-  }
-  if (is_set("payload")) {
-    if (value("payload") != "data" && value("payload") != "accounting") {
-      throw usage_error{"--payload: expected data or accounting, got '" + value("payload") + "'"};
-    }
-    s.options.payload = value("payload") == "data" ? payload_mode::data : payload_mode::accounting;
-  }
   if (is_set("policy")) {
     auto config = read_policy_config(value("policy"));
     if (!config) throw usage_error{config.error()};
     s.options.policy = *config;
+  }
+  // The engine options of the option table shown in the GUI (the seed reseeds the load too).
+  for (const auto& spec : option_table()) {
+    if (!(spec.places & in_gui) || spec.flag == "seed") continue;
+    const std::string name(spec.flag);
+    if (!is_set(name.c_str())) continue;
+    auto parsed = parse_option_text(spec, value(name.c_str()));
+    if (!parsed) throw usage_error{parsed.error()};
+    spec.set(s.options, *parsed);
   }
   if (is_set("seed")) {
     bool ok = false;
@@ -198,10 +189,14 @@ int main(int argc, char** argv) {
                  "'gen:...' spec (docs/load-formats.md).", "SPEC");
   option("format", "Trace format (auto, azure, burstgpt, mooncake, vidur, native).", "F");
   option("skip-bad-rows", "Skip malformed rows of the trace (and say how many) instead of refusing it.");
-  option("model", "Model shape preset (tiny, llama3-8b, qwen3-8b, llama3-70b).", "NAME");
-  option("budget", "KV cache budget: 16GiB, 512MiB, bytes.", "SIZE");
-  option("payload", "data: real K/V bytes, quantized and measured; accounting: sizes only.", "MODE");
-  option("policy", "Start with this policy config (JSON or TOML).", "FILE");
+  option("policy", "Start with this policy config (JSON or TOML); the policy options below override its fields.", "FILE");
+  for (const auto& spec : kvscope::option_table()) {
+    if (!(spec.places & kvscope::in_gui)) continue;
+    const std::string name(spec.flag);
+    const std::string help = spec.flag == "seed" ? std::string("Seed of the generated load and of the synthetic K/V data.")
+                                                 : kvscope::option_help(spec);
+    option(name.c_str(), help.c_str(), spec.kind == kvscope::option_kind::choice ? "WORD" : "VALUE");
+  }
   {
     QCommandLineOption session({QStringLiteral("session"), QStringLiteral("session-file")},
                                QStringLiteral("Replay a saved session (its load, options and commands) "
@@ -209,7 +204,6 @@ int main(int argc, char** argv) {
                                QStringLiteral("FILE"));
     parser.addOption(session);
   }
-  option("seed", "Seed of the generated load and of the synthetic K/V data.", "N");
   option("speed", "Engine steps per second (0 = as fast as possible; default 60, a replayed "
                   "session 0).", "N");
   const auto screenshot = option("screenshot", "Save a PNG of the window to FILE and exit.", "FILE");

@@ -127,8 +127,18 @@ const std::vector<option_spec>& table() {
 #undef KV_REAL
 #undef KV_LEVEL
 
+// A value as people type it: whole numbers as integers, a policy float widened to double in the
+// float's shortest form (0.8, not 0.800000011921), anything else with 12 significant digits.
 std::string shortest(double v) {
   char buf[32];
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  if (std::isfinite(v) && static_cast<double>(static_cast<float>(v)) == v) {
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+    if (ec == std::errc{}) return std::string(buf, end);
+  }
   std::snprintf(buf, sizeof buf, "%.12g", v);
   return buf;
 }

@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "engine_test_support.hpp"
+#include "io/metrics_csv.hpp"
+#include "run/run_service.hpp"
+
+namespace kvscope {
+namespace {
+
+run_description small_run() {
+  run_description run;
+  run.load_spec = "gen:rate=30,prompt=lognormal:600:0.6,output=uniform:150:0.5,count=200,seed=9";
+  run.options = test::tiny_options(8ull << 20, payload_mode::accounting);
+  return run;
+}
+
+// The service runs exactly what stepping an engine by hand runs.
+TEST(RunService, RunsWhatAStepLoopRuns) {
+  const auto run = small_run();
+  auto by_hand = make_engine(run);
+  const auto expected = test::run_rows(*by_hand);
+  std::vector<std::string> rows;
+  const auto result = run_to_end(run, [&](const engine& e) { rows.push_back(metrics_csv_row(e.last_metrics())); });
+  EXPECT_EQ(rows, expected);
+  EXPECT_FALSE(result.cancelled);
+  EXPECT_EQ(result.summary.steps, expected.size());
+  EXPECT_EQ(result.summary.requests_finished, 200u);
+}
+
+// Commands apply before the step they name; the logged step count ends the run.
+TEST(RunService, AppliesTheCommandLogAndStopsAtTheLoggedStep) {
+  auto run = small_run();
+  run.commands = {{10, reconfigure_command{*policy_preset("aggressive")}}};
+  run.steps = 25;
+  std::vector<precision> min_levels;
+  const auto result = run_to_end(run, [&](const engine& e) { min_levels.push_back(e.policy().config().min_level); });
+  ASSERT_EQ(min_levels.size(), 25u);
+  EXPECT_EQ(min_levels[9], precision::fp16);   // step 9 ran before the command
+  EXPECT_EQ(min_levels[10], precision::q8);    // the command applied before step 10
+  EXPECT_EQ(result.summary.steps, 25u);
+}
+
+TEST(RunService, CancelStopsBetweenSteps) {
+  const auto run = small_run();
+  std::atomic<bool> cancel{false};
+  run_hooks hooks;
+  hooks.cancel = &cancel;
+  hooks.on_step = [&](const engine& e) {
+    if (e.steps_done() == 30) cancel = true;
+  };
+  const auto result = run_to_end(run, hooks);
+  EXPECT_TRUE(result.cancelled);
+  EXPECT_EQ(result.summary.steps, 30u);
+}
+
+TEST(RunService, ProgressReportsTheLoadRead) {
+  const auto run = small_run();
+  run_hooks hooks;
+  hooks.progress_interval_s = 0;  // every check
+  std::vector<run_progress> seen;
+  hooks.on_progress = [&](const run_progress& p) { seen.push_back(p); };
+  const auto result = run_to_end(run, hooks);
+  ASSERT_FALSE(seen.empty());
+  for (const auto& p : seen) {
+    EXPECT_EQ(p.steps % 1024, 0u);
+    EXPECT_GE(p.load_fraction, 0.0);
+    EXPECT_LE(p.load_fraction, 1.0);
+    EXPECT_LE(p.requests_done, p.requests_seen);
+  }
+}
+
+TEST(RunService, BadOptionsAndLoadsThrowBeforeAnyStep) {
+  auto run = small_run();
+  run.options.model = "huge";
+  EXPECT_THROW((void)run_to_end(run), std::invalid_argument);
+  run = small_run();
+  run.load_spec = "gen:rate=-1";
+  EXPECT_ANY_THROW((void)run_to_end(run));
+}
+
+}  // namespace
+}  // namespace kvscope

@@ -1,0 +1,100 @@
+#pragma once
+// The time of one engine step (one forward pass over every scheduled sequence), by the roofline:
+// a step takes as long as the slower of its arithmetic and its memory traffic, plus what neither
+// hides. For tp GPUs, everything below is per GPU:
+//
+//   t  = overhead + max(F / (eta_c * peak_flops), B / (eta_m * peak_bandwidth)) + comm
+//   B  = weights read once per step / tp + (KV read + KV written + migration bytes) / kv_shards
+//   F  = (2 * active_params * tokens + 4 * layers * q_heads * head_dim * context_token_reads) / tp
+//        + dequant FLOPs / kv_shards
+//   comm (tp > 1) = 2 all-reduces per layer of hidden * tokens * dtype bytes, each moving
+//        2 (tp - 1) / tp of it over the link (ring all-reduce)
+//
+// docs/timing-model.md explains every term, its default and its source.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "model/gpu_spec.hpp"
+#include "model/model_config.hpp"
+#include "util/expected.hpp"
+
+namespace kvscope {
+
+// KV precision levels, indexed in the cache's order: fp16, q8, fp8, q4.
+inline constexpr std::size_t kv_level_count = 4;
+
+// FLOPs to dequantize one KV value read at each level, before attention uses it:
+//   fp16 0 (used as stored)
+//   q8   2 (int8 -> float convert, multiply by the group scale)
+//   fp8  2 (e4m3 -> float convert, multiply by the group scale)
+//   q4   4 (unpack the nibble, convert, then q * d + m: a multiply and an add)
+// Integer unpacking and converts are counted as FLOPs because they occupy the same issue slots.
+inline constexpr std::array<double, kv_level_count> default_dequant_flops_per_value = {0, 2, 2, 4};
+
+// What one step does, summed over the sequences it schedules. The caller knows the cache, so it
+// supplies bytes at each block's stored precision, scales included.
+struct step_work {
+  std::uint64_t tokens = 0;               // tokens computed: prefill chunks plus one per decode
+  std::uint64_t context_token_reads = 0;  // over those tokens, the tokens each one attends to
+  std::array<std::uint64_t, kv_level_count> kv_bytes_read_by_level{};
+  std::uint64_t kv_bytes_written = 0;  // the new tokens' K and V
+  std::uint64_t migration_bytes = 0;   // blocks requantized this step, read plus written
+  std::array<std::uint64_t, kv_level_count> kv_token_reads_by_level{};  // for dequant FLOPs
+};
+
+enum class bound_by { compute, memory };
+
+struct step_time {
+  double seconds = 0;                 // overhead_s + max(compute_s, memory_s) + comm_s
+  double compute_s = 0;               // flops / (compute_efficiency * peak_bf16_flops)
+  double memory_s = 0;                // bytes / (memory_efficiency * memory_bandwidth)
+  double comm_s = 0;                  // tensor-parallel all-reduces
+  double overhead_s = 0;              // gpu_spec::step_overhead_s
+  double flops = 0;                   // per GPU
+  double bytes = 0;                   // HBM traffic per GPU
+  bound_by bound = bound_by::memory;  // the larger of compute_s and memory_s
+
+  friend bool operator==(const step_time&, const step_time&) = default;
+};
+
+struct roofline_config {
+  model_config model;
+  gpu_spec gpu;
+  std::uint32_t tp = 1;  // tensor-parallel GPUs
+  std::array<double, kv_level_count> dequant_flops_per_value = default_dequant_flops_per_value;
+};
+
+// A checked roofline_config with its per-step constants worked out once.
+class roofline {
+ public:
+  const roofline_config& config() const noexcept { return config_; }
+
+  // The time of a step doing `work`. A step with no tokens reads no weights and runs no matmuls;
+  // one with nothing at all to do takes 0 s.
+  step_time estimate(const step_work& work) const noexcept;
+
+  // Weight bytes one GPU reads in a step of `tokens` tokens: all of them / tp for a dense model;
+  // for MoE the non-expert weights plus the experts the tokens are expected to touch, assuming
+  // uniform routing: E * (1 - (1 - k/E)^tokens) distinct experts per MoE layer.
+  double weight_bytes_read(std::uint64_t tokens) const noexcept;
+
+ private:
+  friend expected<roofline, std::string> make_roofline(roofline_config config);
+  explicit roofline(roofline_config config);
+
+  roofline_config config_;
+  double active_parameters_ = 0;
+  double dense_weight_bytes_ = 0;        // all weights (dense model) or the non-expert ones (MoE)
+  double expert_bytes_ = 0;              // one expert of one layer
+  double attention_flops_per_read_ = 0;  // 4 * layers * q_heads * head_dim
+  double kv_values_per_token_ = 0;
+  double kv_shards_ = 1;
+};
+
+// Checks the GPU (check_gpu_spec), the split (check_tensor_parallel) and the dequant FLOPs
+// (finite, >= 0); the error says which is wrong.
+expected<roofline, std::string> make_roofline(roofline_config config);
+
+}  // namespace kvscope

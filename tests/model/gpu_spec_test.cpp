@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/builtin_texts.hpp"
+#include "model/gpu_spec.hpp"
+#include "model_test_support.hpp"
+#include "temp_dir.hpp"
+
+namespace kvscope {
+namespace {
+
+const std::string minimal_gpu = R"({
+  "peak_bf16_flops": 100e12,
+  "memory_bandwidth_bytes_per_s": 1e12,
+  "memory_bytes": 17179869184,
+  "link_bandwidth_bytes_per_s": 32e9
+})";
+
+using test::replaced;
+
+std::string parse_error(const std::string& text) {
+  return test::parse_error(parse_gpu_spec, text, "gpu.json");
+}
+
+TEST(GpuSpec, BuiltinsInOrderWithTheirOwnNames) {
+  const auto names = builtin_gpu_names();
+  ASSERT_EQ(names.size(), 6u);
+  EXPECT_EQ(names[0], "h100");
+  EXPECT_EQ(names[5], "rtx4090");
+  for (const auto name : names) {
+    SCOPED_TRACE(std::string(name));
+    const auto gpu = builtin_gpu(name);
+    ASSERT_TRUE(gpu.has_value()) << gpu.error();
+    EXPECT_EQ(gpu->name, name);
+    EXPECT_FALSE(gpu->description.empty());
+    EXPECT_FALSE(check_gpu_spec(*gpu).has_value());
+    // Built-ins leave the efficiency factors at their documented defaults.
+    EXPECT_EQ(gpu->compute_efficiency, default_compute_efficiency);
+    EXPECT_EQ(gpu->memory_efficiency, default_memory_efficiency);
+    EXPECT_EQ(gpu->step_overhead_s, default_step_overhead_s);
+  }
+}
+
+// Every datasheet figure in a built-in file carries its citation.
+TEST(GpuSpec, BuiltinFilesCiteEveryFigure) {
+  for (const auto& builtin : detail::builtin_gpu_texts()) {
+    SCOPED_TRACE(std::string(builtin.file));
+    const auto doc = nlohmann::json::parse(builtin.text);
+    ASSERT_TRUE(doc.contains("source"));
+    for (const char* field : {"peak_bf16_flops", "memory_bandwidth_bytes_per_s", "memory_bytes",
+                              "link_bandwidth_bytes_per_s"}) {
+      ASSERT_TRUE(doc.contains(field)) << field;
+      ASSERT_TRUE(doc["source"].contains(field)) << field;
+      EXPECT_GT(doc["source"][field].get<std::string>().size(), 20u) << field;
+    }
+  }
+}
+
+TEST(GpuSpec, DatasheetFigures) {
+  const auto h100 = *builtin_gpu("h100");
+  EXPECT_EQ(h100.peak_bf16_flops, 989.4e12);
+  EXPECT_EQ(h100.memory_bandwidth_bytes_per_s, 3.35e12);
+  EXPECT_EQ(h100.memory_bytes, 81559ull << 20);
+  EXPECT_EQ(h100.link_bandwidth_bytes_per_s, 450e9);
+  const auto h200 = *builtin_gpu("h200");
+  EXPECT_EQ(h200.memory_bandwidth_bytes_per_s, 4.8e12);
+  EXPECT_EQ(h200.memory_bytes, 143771ull << 20);
+  const auto a100 = *builtin_gpu("a100-80g");
+  EXPECT_EQ(a100.peak_bf16_flops, 312e12);
+  EXPECT_EQ(a100.memory_bandwidth_bytes_per_s, 2.039e12);
+  EXPECT_EQ(builtin_gpu("a100-40g")->memory_bandwidth_bytes_per_s, 1.555e12);
+  EXPECT_EQ(builtin_gpu("l40s")->peak_bf16_flops, 362.05e12);
+  EXPECT_EQ(builtin_gpu("rtx4090")->memory_bandwidth_bytes_per_s, 1008e9);
+}
+
+TEST(GpuSpec, OptionalFieldsAndOverrides) {
+  const auto gpu = parse_gpu_spec(minimal_gpu, "cards/my-card.json");
+  ASSERT_TRUE(gpu.has_value()) << gpu.error();
+  EXPECT_EQ(gpu->name, "my-card");
+  EXPECT_EQ(gpu->memory_bytes, 16ull << 30);
+  EXPECT_EQ(gpu->compute_efficiency, default_compute_efficiency);
+
+  const auto tuned = parse_gpu_spec(
+      replaced(minimal_gpu, "\"memory_bytes\": 17179869184",
+               R"("memory_bytes": "80 GB", "name": "tuned", "compute_efficiency": 0.45,
+                  "memory_efficiency": 1, "step_overhead_s": 0, "source": {"x": "y"})"),
+      "gpu.json");
+  ASSERT_TRUE(tuned.has_value()) << tuned.error();
+  EXPECT_EQ(tuned->name, "tuned");
+  EXPECT_EQ(tuned->memory_bytes, 80'000'000'000u);
+  EXPECT_EQ(tuned->compute_efficiency, 0.45);
+  EXPECT_EQ(tuned->memory_efficiency, 1.0);
+  EXPECT_EQ(tuned->step_overhead_s, 0.0);
+}
+
+TEST(GpuSpec, BadBandwidthIsAnError) {
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"memory_bandwidth_bytes_per_s\": 1e12",
+                                 "\"memory_bandwidth_bytes_per_s\": 0")),
+            "gpu.json: field 'memory_bandwidth_bytes_per_s': expected a number > 0, got number 0");
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"link_bandwidth_bytes_per_s\": 32e9",
+                                 "\"link_bandwidth_bytes_per_s\": -32e9")),
+            "gpu.json: field 'link_bandwidth_bytes_per_s': expected a number > 0, got number "
+            "-32000000000.0");
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+                                 "\"peak_bf16_flops\": \"fast\"")),
+            "gpu.json: field 'peak_bf16_flops': expected a number > 0, got string \"fast\"");
+}
+
+TEST(GpuSpec, OtherErrorsAreNamed) {
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12,", "")),
+            "gpu.json: field 'peak_bf16_flops': missing");
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"memory_bytes\": 17179869184,", "")),
+            "gpu.json: field 'memory_bytes': missing");
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"memory_bytes\": 17179869184",
+                                 "\"memory_bytes\": \"lots\"")),
+            "gpu.json: field 'memory_bytes': expected a size > 0 such as \"80 GiB\", got \"lots\"");
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+                                 "\"peak_bf16_flops\": 100e12, \"compute_efficency\": 0.5"))
+                .rfind("gpu.json: field 'compute_efficency': unknown field (expected ", 0),
+            0u);
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+                                 "\"peak_bf16_flops\": 100e12, \"memory_efficiency\": 1.5")),
+            "gpu.json: field 'memory_efficiency': expected a number in (0, 1], got number 1.5");
+  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+                                 "\"peak_bf16_flops\": 100e12, \"step_overhead_s\": 400")),
+            "gpu.json: field 'step_overhead_s': expected seconds in [0, 1], got number 400");
+  EXPECT_EQ(parse_error("{oops").rfind("gpu.json: invalid JSON", 0), 0u);
+  EXPECT_EQ(parse_error("3"), "gpu.json: expected a JSON object, got number");
+}
+
+TEST(GpuSpec, CheckCatchesBadStructs) {
+  gpu_spec gpu = *builtin_gpu("h100");
+  EXPECT_FALSE(check_gpu_spec(gpu).has_value());
+  gpu.memory_bandwidth_bytes_per_s = -1;
+  ASSERT_TRUE(check_gpu_spec(gpu).has_value());
+  EXPECT_EQ(check_gpu_spec(gpu)->rfind("h100: field 'memory_bandwidth_bytes_per_s'", 0), 0u);
+  gpu = *builtin_gpu("h100");
+  gpu.memory_bytes = 0;
+  EXPECT_EQ(check_gpu_spec(gpu), "h100: field 'memory_bytes': must be > 0");
+}
+
+TEST(GpuSpec, ResolveTakesANameOrAJsonPath) {
+  EXPECT_EQ(resolve_gpu("l40s")->memory_bandwidth_bytes_per_s, 864e9);
+  test::temp_dir dir;
+  const auto path = dir.file("lab.json");
+  test::write_text(path, minimal_gpu);
+  const auto lab = resolve_gpu(path);
+  ASSERT_TRUE(lab.has_value()) << lab.error();
+  EXPECT_EQ(lab->name, "lab");
+  const auto unknown = resolve_gpu("b200");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(unknown.error(),
+            "unknown GPU 'b200' (built-in: h100, h200, a100-80g, a100-40g, l40s, rtx4090; or a "
+            "GPU file path ending in .json)");
+}
+
+}  // namespace
+}  // namespace kvscope

@@ -1,0 +1,198 @@
+#include <gtest/gtest.h>
+
+#include "model/builtin_models.hpp"
+#include "model/roofline.hpp"
+#include "quant/tier_layout.hpp"
+
+namespace kvscope {
+namespace {
+
+roofline make(std::string_view model, std::string_view gpu, std::uint32_t tp = 1) {
+  auto r = make_roofline({*builtin_model(model), *resolve_gpu(gpu), tp});
+  EXPECT_TRUE(r.has_value()) << r.error();
+  return std::move(r).value();
+}
+
+// llama3-8b: 8,030,261,248 bf16 parameters = 16,060,522,496 bytes; 131,072 KV bytes per token.
+constexpr double llama8b_params = 8'030'261'248.0;
+constexpr double llama8b_weights = 16'060'522'496.0;
+constexpr double llama8b_kv_per_token = 131'072.0;
+
+// One decode token attending to 1,000 cached tokens, all fp16.
+step_work decode_1000() {
+  step_work w;
+  w.tokens = 1;
+  w.context_token_reads = 1000;
+  w.kv_bytes_read_by_level[0] = 1000 * 131'072;
+  w.kv_bytes_written = 131'072;
+  return w;
+}
+
+TEST(Roofline, DecodeBytesAndFlopsByHand) {
+  const auto r = make("llama3-8b", "h100");
+  const auto t = r.estimate(decode_1000());
+  EXPECT_DOUBLE_EQ(t.bytes, llama8b_weights + 1001 * llama8b_kv_per_token);
+  // 2 FLOPs per parameter, plus q.k and p.v: 4 x 32 layers x 32 heads x 128 per attended token.
+  EXPECT_DOUBLE_EQ(t.flops, 2 * llama8b_params + 4.0 * 32 * 32 * 128 * 1000);
+  EXPECT_EQ(t.bound, bound_by::memory);
+  EXPECT_DOUBLE_EQ(t.memory_s, t.bytes / (0.8 * 3.35e12));
+  EXPECT_DOUBLE_EQ(t.compute_s, t.flops / (0.6 * 989.4e12));
+  EXPECT_EQ(t.comm_s, 0.0);
+  EXPECT_EQ(t.overhead_s, 0.4e-3);
+  EXPECT_DOUBLE_EQ(t.seconds, t.overhead_s + t.memory_s);
+}
+
+// Physics: a decode step reads every weight once, so weights / bandwidth is a floor on its time,
+// whatever the efficiencies (4.8 ms for llama3-8b on an H100).
+TEST(Roofline, WeightsOverBandwidthIsAFloorOnDecode) {
+  const double floor_s = llama8b_weights / 3.35e12;
+  EXPECT_NEAR(floor_s, 4.794e-3, 1e-6);
+  const auto defaults = make("llama3-8b", "h100").estimate(decode_1000());
+  EXPECT_GT(defaults.seconds, floor_s);
+  EXPECT_GE(defaults.seconds, 4.5e-3);
+  EXPECT_LE(defaults.seconds, 9e-3);
+
+  auto ideal_gpu = *resolve_gpu("h100");
+  ideal_gpu.compute_efficiency = ideal_gpu.memory_efficiency = 1.0;
+  ideal_gpu.step_overhead_s = 0;
+  const auto ideal = make_roofline({*builtin_model("llama3-8b"), ideal_gpu, 1});
+  ASSERT_TRUE(ideal.has_value()) << ideal.error();
+  const auto t = ideal->estimate(decode_1000());
+  EXPECT_GT(t.seconds, floor_s);  // still above: the KV bytes come on top
+  EXPECT_DOUBLE_EQ(t.seconds, (llama8b_weights + 1001 * llama8b_kv_per_token) / 3.35e12);
+}
+
+TEST(Roofline, PrefillIsComputeBound) {
+  step_work w;
+  w.tokens = 1000;
+  w.context_token_reads = 1000 * 1001 / 2;  // causal: token i attends to i tokens
+  w.kv_bytes_written = 1000 * 131'072;
+  const auto t = make("llama3-8b", "h100").estimate(w);
+  EXPECT_EQ(t.bound, bound_by::compute);
+  EXPECT_DOUBLE_EQ(t.flops, 2 * llama8b_params * 1000 + 4.0 * 32 * 32 * 128 * 500'500);
+  EXPECT_GT(t.compute_s, t.memory_s);
+  EXPECT_LT(t.seconds, 60e-3);
+  EXPECT_GT(t.seconds, t.flops / 989.4e12);  // never faster than the peak
+}
+
+TEST(Roofline, TensorParallelHalvesWeightsAndAddsCommunication) {
+  const auto one = make("llama3-8b", "h100", 1);
+  const auto two = make("llama3-8b", "h100", 2);
+  EXPECT_DOUBLE_EQ(two.weight_bytes_read(1), one.weight_bytes_read(1) / 2);
+  const auto t1 = one.estimate(decode_1000());
+  const auto t2 = two.estimate(decode_1000());
+  EXPECT_DOUBLE_EQ(t2.bytes, t1.bytes / 2);  // 8 KV heads split over 2 GPUs too
+  EXPECT_DOUBLE_EQ(t2.flops, t1.flops / 2);
+  // 2 all-reduces x 32 layers of 4096 x 1 token x 2 B, each sending 2 (2 - 1) / 2 of it.
+  EXPECT_DOUBLE_EQ(t2.comm_s, 2.0 * 32 * 4096 * 2 * 1.0 / 450e9);
+  EXPECT_GT(t2.comm_s, 0.0);
+  EXPECT_LT(t2.memory_s, t1.memory_s);
+}
+
+TEST(Roofline, KvHeadsReplicateBeyondTheirCount) {
+  // llama3-70b has 8 KV heads: at tp 16 each GPU keeps one head, i.e. 1/8 of the KV, not 1/16.
+  const auto r = make("llama3-70b", "h100", 16);
+  step_work w;
+  w.kv_bytes_written = 8'000'000;
+  EXPECT_DOUBLE_EQ(r.estimate(w).bytes, 1'000'000.0);
+}
+
+TEST(Roofline, QuantizedKvMakesAKvHeavyStepFaster) {
+  // 64 sequences decoding with 4,000 cached tokens each: 256,000 token reads.
+  const auto model = *builtin_model("llama3-8b");
+  const std::uint64_t reads = 64 * 4000;
+  const std::uint64_t block_tokens = 16;
+  const std::uint64_t block_values = block_tokens * kv_values_per_token(model);
+  const auto bytes_at = [&](precision p) {
+    return reads / block_tokens * block_layout(p, block_values).total_bytes();
+  };
+  step_work fp16;
+  fp16.tokens = 64;
+  fp16.context_token_reads = reads;
+  fp16.kv_bytes_read_by_level[0] = bytes_at(precision::fp16);
+  fp16.kv_token_reads_by_level[0] = reads;
+  step_work q8 = fp16;
+  q8.kv_bytes_read_by_level = {0, bytes_at(precision::q8), 0, 0};
+  q8.kv_token_reads_by_level = {0, reads, 0, 0};
+
+  const auto r = make("llama3-8b", "h100");
+  const auto t16 = r.estimate(fp16);
+  const auto t8 = r.estimate(q8);
+  EXPECT_EQ(bytes_at(precision::fp16), reads * 131'072);
+  EXPECT_LT(t8.bytes, t16.bytes);
+  EXPECT_LT(t8.seconds, t16.seconds);
+  // The q8 step pays 2 dequant FLOPs per KV value read; fp16 pays none.
+  EXPECT_DOUBLE_EQ(t8.flops - t16.flops, 2.0 * static_cast<double>(reads) * 65'536);
+  EXPECT_EQ(t16.bound, bound_by::memory);
+}
+
+TEST(Roofline, MigrationBytesCost) {
+  const auto r = make("llama3-8b", "h100");
+  auto w = decode_1000();
+  const auto before = r.estimate(w);
+  w.migration_bytes = 1'000'000'000;
+  const auto after = r.estimate(w);
+  EXPECT_DOUBLE_EQ(after.bytes - before.bytes, 1e9);
+  EXPECT_GT(after.seconds, before.seconds);
+}
+
+TEST(Roofline, EmptyStepsCostNothingAndKvOnlyStepsReadNoWeights) {
+  const auto r = make("llama3-8b", "h100");
+  EXPECT_EQ(r.estimate(step_work{}), step_time{});
+  step_work migrate_only;
+  migrate_only.migration_bytes = 2'000'000;
+  const auto t = r.estimate(migrate_only);
+  EXPECT_DOUBLE_EQ(t.bytes, 2e6);
+  EXPECT_EQ(t.flops, 0.0);
+  EXPECT_GT(t.seconds, t.overhead_s);
+}
+
+TEST(Roofline, MoeReadsOnlyTheExpertsItsTokensTouch) {
+  const auto mixtral = parse_model_config(R"({
+    "model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_attention_heads": 32, "num_experts_per_tok": 2, "num_hidden_layers": 32,
+    "num_key_value_heads": 8, "num_local_experts": 8, "tie_word_embeddings": false,
+    "torch_dtype": "bfloat16", "vocab_size": 32000})",
+                                          "mixtral.json");
+  ASSERT_TRUE(mixtral.has_value()) << mixtral.error();
+  const auto r = make_roofline({*mixtral, *resolve_gpu("h100"), 1});
+  ASSERT_TRUE(r.has_value()) << r.error();
+  const double expert = 3.0 * 4096 * 14336 * 2;  // bytes of one expert of one layer
+  const double all = static_cast<double>(weight_bytes(*mixtral));
+  const double shared = all - 32 * 8 * expert;
+  // One token touches exactly its 2 experts per layer: 8 x (1 - (6/8)^1) = 2.
+  EXPECT_NEAR(r->weight_bytes_read(1), shared + 32 * 2 * expert, 1.0);
+  EXPECT_LT(r->weight_bytes_read(1), r->weight_bytes_read(4));
+  EXPECT_NEAR(r->weight_bytes_read(1000), all, 1.0);  // every expert, bounded by the total
+  EXPECT_LE(r->weight_bytes_read(1000), all + 1.0);
+  // FLOPs follow the active parameters, not all of them.
+  step_work w;
+  w.tokens = 1;
+  EXPECT_DOUBLE_EQ(r->estimate(w).flops, 2.0 * 12'879'925'248);
+}
+
+TEST(Roofline, BadConfigsAreRefused) {
+  const auto model = *builtin_model("llama3-8b");
+  const auto gpu = *resolve_gpu("h100");
+  const auto tp3 = make_roofline({model, gpu, 3});
+  ASSERT_FALSE(tp3.has_value());
+  EXPECT_EQ(tp3.error(), "tp 3 does not divide llama3-8b's num_attention_heads (32)");
+  const auto tp0 = make_roofline({model, gpu, 0});
+  ASSERT_FALSE(tp0.has_value());
+  EXPECT_EQ(tp0.error(), "tensor parallelism must be at least 1");
+  const auto tp32 = make_roofline({model, gpu, 32});
+  EXPECT_TRUE(tp32.has_value());  // 8 KV heads, each on 4 GPUs
+  auto slow = gpu;
+  slow.memory_bandwidth_bytes_per_s = 0;
+  const auto no_bandwidth = make_roofline({model, slow, 1});
+  ASSERT_FALSE(no_bandwidth.has_value());
+  EXPECT_EQ(no_bandwidth.error().rfind("h100: field 'memory_bandwidth_bytes_per_s'", 0), 0u);
+  roofline_config negative{model, gpu, 1};
+  negative.dequant_flops_per_value[3] = -1;
+  const auto bad_flops = make_roofline(negative);
+  ASSERT_FALSE(bad_flops.has_value());
+  EXPECT_NE(bad_flops.error().find("level 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kvscope

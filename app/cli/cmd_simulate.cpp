@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "io/metrics_csv.hpp"
 #include "io/policy_file.hpp"
+#include "io/requests_file.hpp"
 #include "io/session_file.hpp"
 #include "load/load_error.hpp"
 #include "load_options.hpp"
@@ -30,6 +31,7 @@ struct output_options {
   std::string metrics_path;
   std::uint32_t metrics_every = 1;
   std::string summary_json_path;
+  std::string requests_path;
   bool quiet = false;
 };
 
@@ -51,6 +53,9 @@ void add_output_options(CLI::App& cmd, output_options& o) {
       ->default_val(1);
   cmd.add_option("--summary-json", o.summary_json_path,
                  "Write the summary as JSON to FILE ('-' for stdout, replacing the text summary)");
+  cmd.add_option("--requests", o.requests_path,
+                 "Write one CSV row per request (arrival, first token, finish, TTFT, TPOT, e2e, "
+                 "outcome or rejection reason), atomically");
   cmd.add_flag("--quiet", o.quiet, "No text summary on stdout");
 }
 
@@ -81,8 +86,16 @@ int run_and_report(const run_description& run, const output_options& out) {
       return exit_bad_input;
     }
   }
+  requests_csv_writer requests;
+  if (!out.requests_path.empty()) {
+    if (auto r = requests.open(out.requests_path); !r) {
+      print_error(r.error());
+      return exit_bad_input;
+    }
+  }
   const bool progress = stderr_is_terminal();
   run_hooks hooks;
+  if (requests.is_open()) hooks.on_request = [&](const request_record& r) { requests.write(r); };
   if (csv.is_open()) {
     hooks.on_step = [&](const engine& e) {
       const auto& m = e.last_metrics();
@@ -101,6 +114,12 @@ int run_and_report(const run_description& run, const output_options& out) {
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (csv.is_open()) {
     if (auto r = csv.finish(); !r) {
+      print_error(r.error());
+      return exit_runtime_failure;
+    }
+  }
+  if (requests.is_open()) {
+    if (auto r = requests.finish(); !r) {
       print_error(r.error());
       return exit_runtime_failure;
     }

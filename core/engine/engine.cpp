@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "memory/error_factors.hpp"
 #include "memory/quality.hpp"
 #include "util/parallel.hpp"
 
@@ -24,8 +25,9 @@ paged_cache_config cache_config(const engine_options& o, const model_shape& shap
 }  // namespace
 
 std::optional<std::string> validate(const engine_options& o) {
-  const auto shape = find_model_shape(o.model);
-  if (!shape) return "unknown model '" + o.model + "'";
+  auto setup = resolve_setup(o);
+  if (!setup) return setup.error();
+  const model_shape shape = shape_of(setup->model);
   if (auto reason = validate(o.policy)) return invalid_policy_message(*reason);
   if (o.scheduler.max_num_seqs == 0) return "max_num_seqs must be at least 1";
   if (o.scheduler.max_num_batched_tokens == 0) return "max_num_batched_tokens must be at least 1";
@@ -35,14 +37,19 @@ std::optional<std::string> validate(const engine_options& o) {
       o.timing.base_s + o.timing.per_decode_token_s <= 0) {
     return "step-time model must be non-negative and not all zero";
   }
-  return paged_cache::validate(cache_config(o, *shape));
+  engine_options resolved = o;
+  resolved.budget_bytes = setup->budget_bytes;
+  return paged_cache::validate(cache_config(resolved, shape));
 }
 
 engine::engine(const engine_options& options, std::unique_ptr<request_source> load)
     : options_(options), load_(std::move(load)), policy_(options.policy) {
   if (auto reason = validate(options_)) throw std::invalid_argument(*reason);
-  shape_ = *find_model_shape(options_.model);
-  cache_ = std::make_unique<paged_cache>(cache_config(options_, shape_));
+  setup_ = *resolve_setup(options_);
+  shape_ = shape_of(setup_.model);
+  engine_options resolved = options_;
+  resolved.budget_bytes = setup_.budget_bytes;
+  cache_ = std::make_unique<paged_cache>(cache_config(resolved, shape_));
   kv_ = std::make_unique<block_manager>(*cache_, options_.prefix_caching);
   kv_->set_cold_level(policy_.level());
   kv_->set_guaranteed_level(options_.policy.min_level);
@@ -72,6 +79,17 @@ double referenced_share(const pool_usage& usage) noexcept {
   return std::clamp(in_use / static_cast<double>(usage.budget_bytes), 0.0, 1.0);
 }
 
+// Expected attention error: the share of attended token-reads at each level times its factor.
+double exposure(const pool_usage& usage) noexcept {
+  double weighted = 0, reads = 0;
+  for (int l = 0; l < 4; ++l) {
+    const auto r = static_cast<double>(usage.tiers[l].references);
+    weighted += r * attention_error_factors[l];
+    reads += r;
+  }
+  return reads > 0 ? weighted / reads : 0;
+}
+
 }  // namespace
 
 double engine::pressure() const noexcept { return referenced_share(cache_->pool().usage()); }
@@ -88,7 +106,19 @@ void engine::pull_arrivals() {
     clock_s_ = next_arrival_->arrival_s;
   }
   while (next_arrival_ && next_arrival_->arrival_s <= clock_s_) {
-    sched_->enqueue(*next_arrival_);
+    const request& arrived = *next_arrival_;
+    const request_handle h = outcomes_.arrived(arrived);
+    const std::uint64_t length = std::uint64_t{arrived.prompt_tokens} + arrived.output_tokens;
+    if (setup_.max_model_len > 0 && length > setup_.max_model_len) {
+      // As vLLM: a request longer than the model's context is refused, not queued.
+      std::string why = "prompt " + std::to_string(arrived.prompt_tokens) + " + output " +
+                        std::to_string(arrived.output_tokens) + " tokens exceed max_model_len " +
+                        std::to_string(setup_.max_model_len);
+      outcomes_.rejected(h, clock_s_, why);
+      sched_->reject(arrived, std::move(why), h);
+    } else {
+      sched_->enqueue(arrived, h);
+    }
     ++totals_.requests_total;
     request r;
     if (load_->next(r)) {
@@ -151,7 +181,11 @@ void engine::measure_quality() {
     if (!table || table->empty()) continue;
     int most = 0;
     for (block_id b : *table) most = std::max(most, ordinal(cache_->pool().tier(b)));
-    if (auto e = measure_attention_error(*cache_, data_, streams[i])) attention[most] += *e;
+    if (auto e = measure_attention_error(*cache_, data_, streams[i])) {
+      attention[most] += *e;
+      totals_.attention_squared_error_all += e->squared_error;
+      totals_.attention_squared_reference_all += e->squared_reference;
+    }
   }
   for (int l = 0; l < 4; ++l) {
     last_quant_error_[l] = quant[l].relative();
@@ -164,7 +198,7 @@ void engine::measure_quality() {
   ++totals_.quality_samples;
 }
 
-void engine::record(const step_plan& plan) {
+void engine::record(const step_plan& plan, double step_seconds, const step_work& work) {
   const auto usage = cache_->pool().usage();
   step_metrics m;
   m.step = steps_;
@@ -186,7 +220,16 @@ void engine::record(const step_plan& plan) {
   m.requests_finished_total = sched_->finished_total();
   m.quant_rel_rmse = last_quant_error_;
   m.attention_rel_l2 = last_attention_error_;
+  m.step_seconds = step_seconds;
+  for (int l = 0; l < 4; ++l) m.kv_bytes_read[l] = work.kv_bytes_read_by_level[l];
+  m.attention_error_exposure = exposure(usage);
   last_ = m;
+  std::uint64_t attended = 0;
+  for (const auto& tier : usage.tiers) attended += tier.references;
+  if (attended > 0) {
+    totals_.exposure_sum += m.attention_error_exposure;
+    ++totals_.exposure_steps;
+  }
 
   totals_.requests_finished = sched_->finished_total();
   totals_.requests_rejected = sched_->rejected().size();
@@ -206,21 +249,68 @@ void engine::record(const step_plan& plan) {
 bool engine::step() {
   if (finished()) return false;
   pull_arrivals();
+  const double start_s = clock_s_;
   const step_plan plan = sched_->schedule();
+  step_work work = measure_work(plan);
   write_new_tokens();
   sched_->complete(plan);
-  clock_s_ += options_.timing.seconds(plan);
 
   const precision level = *policy_.observe(pressure());
   kv_->set_cold_level(level);
-  totals_.migrated_blocks += cache_->migrate(level, options_.migration_batch).blocks;
+  const auto migrated = cache_->migrate(level, options_.migration_batch);
+  totals_.migrated_blocks += migrated.blocks;
+  // Re-quantizing reads each block at its old level and writes it at the new one:
+  // sum(old + new) = 2 sum(new) + bytes freed.
+  const auto new_bytes = cache_->pool().layout(level).total_bytes();
+  work.migration_bytes = static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, static_cast<std::int64_t>(2 * migrated.blocks * new_bytes) + migrated.bytes_freed));
+  const double seconds = setup_.timing ? setup_.timing->estimate(work).seconds : options_.timing.seconds(plan);
+  clock_s_ += seconds;
+  totals_.step_seconds_sum += seconds;
+  record_outcomes(start_s);
   if (options_.payload == payload_mode::data && options_.quality_every > 0 &&
       steps_ % options_.quality_every == 0) {
     measure_quality();
   }
-  record(plan);
+  record(plan, seconds, work);
   ++steps_;
   return true;
+}
+
+step_work engine::measure_work(const step_plan& plan) const {
+  step_work w;
+  w.tokens = std::uint64_t{plan.prefill_tokens} + plan.decode_tokens;
+  if (!setup_.timing) return w;  // the linear model needs only the token counts
+  for (const auto& s : sched_->running()) {
+    if (s.scheduled_tokens == 0) continue;
+    // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1).
+    const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
+    w.context_token_reads += (b * (b + 1) - a * (a + 1)) / 2;
+  }
+  const auto usage = cache_->pool().usage();
+  for (precision p : all_precisions) {
+    const int l = ordinal(p);
+    const auto& layout = cache_->pool().layout(p);
+    w.kv_bytes_read_by_level[l] = usage.tiers[l].references * layout.total_bytes();
+    w.kv_token_reads_by_level[l] = usage.tiers[l].references * options_.block_size;
+  }
+  w.kv_bytes_written = w.tokens * shape_.values_per_token() * 2;  // new tokens land at fp16
+  return w;
+}
+
+void engine::record_outcomes(double step_start_s) {
+  const auto& ev = sched_->events();
+  for (const auto& a : ev.admitted) {
+    outcomes_.scheduled(a.tag, step_start_s);
+    outcomes_.prefix_hit(a.tag, a.cached_prompt_tokens);
+  }
+  for (const auto& p : ev.preempted) outcomes_.preempted(p.tag, p.recomputed_tokens);
+  outcomes_.emitted_batch(ev.emitted, clock_s_);
+  for (const auto tag : ev.finished) outcomes_.finished(tag, clock_s_);
+  const auto& rejected = sched_->rejected();
+  for (std::size_t i = ev.rejected_before; i < rejected.size(); ++i) {
+    outcomes_.rejected(rejected[i].tag, step_start_s, rejected[i].reason);
+  }
 }
 
 expected<void, std::string> engine::reconfigure(const policy_config& config) {

@@ -12,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_setup.hpp"
 #include "engine/pool_view.hpp"
 #include "engine/step_metrics.hpp"
 #include "load/request_source.hpp"
 #include "memory/paged_cache.hpp"
 #include "memory/synthetic_kv.hpp"
+#include "outcome/request_outcomes.hpp"
 #include "policy/policy_controller.hpp"
 #include "sched/block_manager.hpp"
 #include "sched/scheduler.hpp"
@@ -40,8 +42,8 @@ struct step_time_model {
 };
 
 struct engine_options {
-  std::string model = "llama3-8b";  // a model_shape preset name
-  std::uint64_t budget_bytes = 16ull << 30;
+  std::string model = "llama3-8b";  // a built-in model (model/builtin_models.hpp) or a config.json
+  std::uint64_t budget_bytes = 16ull << 30;  // 0 = auto: as vLLM sizes it on `gpu`
   std::uint32_t block_size = 16;
   std::uint32_t tail_tokens = 256;
   std::uint32_t migration_batch = 64;  // cold blocks re-quantized per step at most
@@ -54,6 +56,12 @@ struct engine_options {
   std::uint64_t seed = 0;             // synthetic K/V data
   std::uint32_t quality_every = 50;   // data mode: measure quality every N steps; 0 = never
   std::uint32_t quality_blocks = 64;  // blocks sampled per measurement
+  timing_kind timing_model = timing_kind::automatic;  // roofline once a GPU is given
+  std::string gpu;                     // a built-in GPU (model/gpu_spec.hpp) or a JSON file; "" none
+  std::uint32_t tensor_parallel = 1;   // GPUs the model is split over
+  double gpu_memory_utilization = 0.9;  // share of GPU memory for weights, activations and KV
+  std::uint32_t max_model_len = 0;     // longest prompt + output; 0 = the model's context length
+  std::string slo;                     // "ttft=0.5,tpot=0.05[,e2e=...]" (seconds), for goodput
 };
 
 // Why the options cannot make an engine (unknown model, invalid policy, pool too small, ...).
@@ -74,6 +82,11 @@ struct engine_totals {
   std::uint64_t peak_scale_bytes = 0;
   prefix_cache_stats prefix;
   std::uint64_t migrated_blocks = 0;
+  double step_seconds_sum = 0;  // simulated time spent in steps (the clock also jumps idle gaps)
+  double exposure_sum = 0;       // attention_error_exposure summed over steps that attended KV
+  std::uint64_t exposure_steps = 0;
+  // Data mode: the attention error of every sampled sequence, whatever its levels.
+  double attention_squared_error_all = 0, attention_squared_reference_all = 0;
   // Quality: error sums over every measurement, by level (relative() of these).
   std::array<double, 4> quant_squared_error{}, quant_squared_reference{};
   std::array<double, 4> attention_squared_error{}, attention_squared_reference{};
@@ -100,6 +113,12 @@ class engine {
   const step_metrics& last_metrics() const noexcept { return last_; }
   const engine_totals& totals() const noexcept { return totals_; }
   const std::vector<rejected_request>& rejected() const noexcept { return sched_->rejected(); }
+  // Per-request outcomes so far (latencies, goodput): outcomes().summary(...).
+  const request_outcomes& outcomes() const noexcept { return outcomes_; }
+  // What the options resolved to: model config, GPU, timing, the budget chosen.
+  const engine_setup& setup() const noexcept { return setup_; }
+  // Receives each request's record as it finishes or is rejected (before the first step).
+  void on_request_done(request_outcomes::row_sink sink) { outcomes_.set_sink(std::move(sink)); }
   const engine_options& options() const noexcept { return options_; }
   const policy_controller& policy() const noexcept { return policy_; }
   const paged_cache& cache() const noexcept { return *cache_; }
@@ -117,9 +136,14 @@ class engine {
   void pull_arrivals();
   void write_new_tokens();
   void measure_quality();
-  void record(const step_plan& plan);
+  void record(const step_plan& plan, double step_seconds, const step_work& work);
+  // The step's work for the roofline: tokens, attention reads and the KV bytes they touch.
+  step_work measure_work(const step_plan& plan) const;
+  // Hands the scheduler's events of this step to the outcome tracker.
+  void record_outcomes(double step_start_s);
 
   engine_options options_;
+  engine_setup setup_;
   model_shape shape_;
   std::unique_ptr<request_source> load_;
   std::optional<request> next_arrival_;
@@ -128,6 +152,7 @@ class engine {
   std::unique_ptr<scheduler> sched_;
   policy_controller policy_;
   synthetic_kv data_;
+  request_outcomes outcomes_;
   double clock_s_ = 0;
   std::uint64_t steps_ = 0;
   step_metrics last_;

@@ -35,6 +35,13 @@ struct step_metrics {
   // Measured quality per level, NaN where not sampled (accounting mode or level unused).
   std::array<double, 4> quant_rel_rmse{NAN, NAN, NAN, NAN};
   std::array<double, 4> attention_rel_l2{NAN, NAN, NAN, NAN};
+
+  double step_seconds = 0;  // simulated duration of this step (linear or roofline model)
+  // KV bytes the step's attention read, by the level each block is stored at, scales included.
+  std::array<std::uint64_t, 4> kv_bytes_read{};
+  // Expected relative attention error of this step: sum over levels of the share of attended
+  // KV token-reads served at that level times the level's calibrated error (memory/error_factors).
+  double attention_error_exposure = 0;
 };
 
 }  // namespace kvscope

@@ -107,6 +107,7 @@ engine_options with_option(engine_options options, const option_spec& spec, cons
       v = value.get<bool>();
       break;
     case option_kind::choice:
+    case option_kind::text:
       if (!value.is_string()) fail(path, std::string("expected a string, got ") + value.type_name());
       v = value.get<std::string>();
       break;
@@ -183,8 +184,9 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
     only_keys(j, "", {"kvscope_session", "load", "options", "commands", "steps"});
     int version = 0;
     read_field(j, "", "kvscope_session", version);
-    if (version != session_format_version) {
-      fail("kvscope_session", "expected version " + std::to_string(session_format_version) +
+    // Version 1 (kvscope 0.1) had no timing, GPU or SLO keys: their defaults are what it ran.
+    if (version != session_format_version && version != 1) {
+      fail("kvscope_session", "expected version 1 to " + std::to_string(session_format_version) +
                                   ", got " + std::to_string(version));
     }
     run_description s;

@@ -11,7 +11,8 @@
 
 namespace kvscope {
 
-inline constexpr int session_format_version = 1;
+// 2: timing, gpu, tensor_parallel, gpu_memory_utilization, max_model_len and slo options.
+inline constexpr int session_format_version = 2;
 
 std::string session_to_json(const run_description& s);
 // Errors name the source and the offending field: "FILE: field 'options.budget_bytes': ...".

@@ -55,7 +55,8 @@ std::string summary_text(const run_summary& s) {
   add("policy          %llu level transitions, final level %s, %llu blocks migrated\n",
       static_cast<unsigned long long>(s.level_transitions), std::string(tag(s.final_level)).c_str(),
       static_cast<unsigned long long>(s.migrated_blocks));
-  add("preemptions     %llu\n", static_cast<unsigned long long>(s.preemptions));
+  add("preemptions     %llu (%llu tokens recomputed)\n", static_cast<unsigned long long>(s.preemptions),
+      static_cast<unsigned long long>(s.service.recomputed_tokens));
   add("prefix cache    %.1f %% hit rate\n", 100 * s.prefix_cache_hit_rate);
   out += "peak bytes      ";
   for (precision p : all_precisions) {
@@ -63,6 +64,27 @@ std::string summary_text(const run_summary& s) {
         format_byte_size(s.peak_bytes_per_level[ordinal(p)]).c_str());
   }
   add("scales %s\n", format_byte_size(s.peak_scale_bytes).c_str());
+  if (s.gpu.empty()) {
+    add("timing          linear step-time model (no GPU given: latencies are not a GPU's)\n");
+  } else {
+    add("timing          %s on %s%s\n", s.timing.c_str(), s.gpu.c_str(),
+        s.tensor_parallel > 1 ? (" x" + std::to_string(s.tensor_parallel)).c_str() : "");
+  }
+  const auto& lat = s.service.latency;
+  const auto ms = [](double seconds) { return 1e3 * seconds; };
+  add("latency (ms)    TTFT p50 %.1f p99 %.1f | TPOT p50 %.2f p99 %.2f | ITL p50 %.2f | e2e p50 %.0f p99 %.0f\n",
+      ms(lat.ttft_s.p50), ms(lat.ttft_s.p99), ms(lat.tpot_s.p50), ms(lat.tpot_s.p99), ms(lat.itl_s.p50),
+      ms(lat.e2e_s.p50), ms(lat.e2e_s.p99));
+  add("throughput      %.2f requests/s, %.0f output tokens/s (simulated time)\n",
+      s.service.requests_per_s, s.service.output_tokens_per_s);
+  if (s.slo.empty()) {
+    add("goodput         no --slo given: every finished request counts\n");
+  } else {
+    add("goodput         %.2f requests/s within %s (%.1f %% attained)\n", s.service.goodput_rps,
+        s.slo.c_str(), 100 * s.service.slo_attainment);
+  }
+  add("attention error exposure %.4f (mean expected relative error of attention from the levels read)\n",
+      s.attention_error_exposure);
   bool any_quality = false;
   for (int l = 0; l < 4; ++l) any_quality = any_quality || std::isfinite(s.quant_rel_rmse[l]);
   if (any_quality) {

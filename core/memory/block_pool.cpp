@@ -146,6 +146,7 @@ expected<block_id, cache_error> block_pool::allocate(precision tier, sequence_id
   occupy(place, tier);
   const block_id b = new_record();
   records_[b] = {place, owner, logical_index, 0, 1};
+  ++references_[ordinal(tier)];
   return b;
 }
 
@@ -181,12 +182,14 @@ void block_pool::retain(block_id b, sequence_id owner, std::int32_t logical_inde
     r.logical = logical_index;
   }
   ++r.refs;
+  ++references_[ordinal(tier(b))];
 }
 
 bool block_pool::release(block_id b, sequence_id holder, bool keep_cached) noexcept {
   record& r = records_[b];
   assert(is_live(b) && r.refs > 0);
   if (r.owner == holder) r.owner = no_sequence;
+  --references_[ordinal(tier(b))];
   if (--r.refs != 0) return false;
   if (keep_cached) {
     ++cached_[ordinal(tier(b))];
@@ -233,6 +236,10 @@ std::optional<std::vector<placement>> block_pool::relocate(std::span<const block
     if (is_cached(b)) ++cached_[ordinal(tier(b))];
   }
   if (!ok) return std::nullopt;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    references_[ordinal(old[i].tier)] -= records_[blocks[i]].refs;
+    references_[ordinal(to)] += records_[blocks[i]].refs;
+  }
   return old;
 }
 
@@ -254,6 +261,7 @@ pool_usage block_pool::usage() const noexcept {
     tier_usage& tier = u.tiers[t];
     tier.blocks = blocks_[t];
     tier.cached_blocks = cached_[t];
+    tier.references = references_[t];
     tier.frames = tier_frames_[t];
     tier.payload_bytes = blocks_[t] * layouts_[t].payload_bytes;
     tier.slack_bytes = (std::uint64_t{tier_frames_[t]} * slots_per_frame(p) - blocks_[t]) *

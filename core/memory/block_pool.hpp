@@ -58,6 +58,9 @@ struct block_pool_config {
 struct tier_usage {
   std::uint64_t blocks = 0;         // live and cached blocks of this tier
   std::uint64_t cached_blocks = 0;  // of which cached
+  // Sum of the refcounts of this tier's blocks: the block reads a step makes when every
+  // sequence holding a block attends to it (a block shared by two sequences counts twice).
+  std::uint64_t references = 0;
   std::uint32_t frames = 0;         // frames split for this tier
   std::uint64_t payload_bytes = 0;  // blocks x payload
   std::uint64_t slack_bytes = 0;    // empty slots of this tier's frames
@@ -207,6 +210,7 @@ class block_pool {
   std::uint64_t scale_bytes_ = 0;
   std::array<std::uint64_t, 4> blocks_{};
   std::array<std::uint64_t, 4> cached_{};
+  std::array<std::uint64_t, 4> references_{};  // sum of refcounts, by tier
   std::array<std::uint32_t, 4> tier_frames_{};
   arena_ptr<fp16_bits> payload_;  // data mode: frames x F bytes
   arena_ptr<fp16_bits> scales_;   // data mode: 4 slots x max scale halves per frame

@@ -10,6 +10,7 @@ std::string block_pool::audit() const {
   std::vector<std::uint8_t> seen(frames_.size(), 0);
   std::array<std::uint64_t, 4> blocks{};
   std::array<std::uint64_t, 4> cached{};
+  std::array<std::uint64_t, 4> references{};
   std::uint64_t scale = 0;
   std::size_t live = 0;
   for (std::size_t b = 0; b < records_.size(); ++b) {
@@ -30,6 +31,7 @@ std::string block_pool::audit() const {
     const int t = ordinal(frame.tier);
     ++blocks[t];
     if (r.refs == 0) ++cached[t];
+    references[t] += r.refs;
     scale += layouts_[t].scale_bytes;
   }
   std::size_t unused = 0;
@@ -65,6 +67,7 @@ std::string block_pool::audit() const {
   }
   if (used != used_frames_ || tier_frames != tier_frames_) return "frame counters disagree";
   if (blocks != blocks_ || cached != cached_) return "block counters disagree";
+  if (references != references_) return "reference counters disagree";
   if (scale != scale_bytes_) return "scale bytes disagree";
   if (used_frames_ + reserve_for(scale_bytes_) > frame_count()) return "scales overrun the budget";
   const pool_usage u = usage();

@@ -1,26 +1,32 @@
 #include "memory/model_shape.hpp"
 
-#include <array>
+#include <vector>
+
+#include "model/builtin_models.hpp"
 
 namespace kvscope {
-namespace {
 
-constexpr std::array<model_preset, 4> presets{{
-    {"tiny", {2, 2, 64}},
-    {"llama3-8b", {32, 8, 128}},
-    {"qwen3-8b", {36, 8, 128}},
-    {"llama3-70b", {80, 8, 128}},
-}};
+model_shape shape_of(const model_config& c) noexcept {
+  return {static_cast<std::uint32_t>(c.num_hidden_layers),
+          static_cast<std::uint32_t>(c.num_key_value_heads), static_cast<std::uint32_t>(c.head_dim)};
+}
 
-}  // namespace
+std::span<const model_preset> model_presets() noexcept {
+  static const std::vector<model_preset> presets = [] {
+    std::vector<model_preset> out;
+    for (const auto name : builtin_model_names()) out.push_back({name, shape_of(*builtin_model(name))});
+    return out;
+  }();
+  return presets;
+}
 
-std::span<const model_preset> model_presets() noexcept { return presets; }
-
-std::optional<model_shape> find_model_shape(std::string_view name) noexcept {
-  for (const auto& preset : presets) {
-    if (preset.name == name) return preset.shape;
+std::optional<model_shape> find_model_shape(std::string_view name_or_path) {
+  for (const auto& preset : model_presets()) {
+    if (preset.name == name_or_path) return preset.shape;
   }
-  return std::nullopt;
+  auto config = resolve_model(name_or_path);
+  if (!config) return std::nullopt;
+  return shape_of(*config);
 }
 
 }  // namespace kvscope

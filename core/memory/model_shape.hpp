@@ -1,9 +1,12 @@
 #pragma once
-// The KV-relevant shape of a model (docs/ARCHITECTURE.md, "Paged memory") and the named presets.
+// The KV-relevant shape of a model (docs/ARCHITECTURE.md, "Paged memory"), taken from its
+// Hugging Face config (model/).
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
+
+#include "model/model_config.hpp"
 
 namespace kvscope {
 
@@ -25,10 +28,15 @@ struct model_preset {
   model_shape shape;
 };
 
-// tiny (2, 2, 64), llama3-8b (32, 8, 128), qwen3-8b (36, 8, 128), llama3-70b (80, 8, 128).
+// The KV shape of each built-in model (model/builtin_models.hpp), in its order: tiny (2, 2, 64),
+// llama3-8b (32, 8, 128), llama3-70b (80, 8, 128), qwen3-8b (36, 8, 128), ...
 std::span<const model_preset> model_presets() noexcept;
 
-// The preset called exactly `name`; nullopt when there is none.
-std::optional<model_shape> find_model_shape(std::string_view name) noexcept;
+// The KV shape of a model config.
+model_shape shape_of(const model_config& config) noexcept;
+
+// The shape of a built-in model or of a config.json file (model/builtin_models.hpp's
+// resolve_model); nullopt when it names neither (resolve_model says why).
+std::optional<model_shape> find_model_shape(std::string_view name_or_path);
 
 }  // namespace kvscope

@@ -65,6 +65,8 @@ class request_outcomes {
 
   // `sink` (may be empty) receives each record as its request completes, in completion order.
   explicit request_outcomes(row_sink sink = {});
+  // Replaces the sink (records from now on go to it).
+  void set_sink(row_sink sink) { sink_ = std::move(sink); }
 
   // A new request. Preconditions: times never go backwards for a request; arrival_s >= 0.
   request_handle arrived(std::uint64_t request_id, double arrival_s, std::uint32_t prompt_tokens,

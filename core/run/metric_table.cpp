@@ -78,6 +78,12 @@ const std::vector<step_metric>& steps() {
       KV_LEVELS("attention_rel_l2_", attention_rel_l2, append_double, "",
                 "Data mode: relative L2 error of decode attention at this level (nan: not measured)",
                 lower),
+      KV_STEP_REAL(step_seconds, "s", "Simulated duration of this step", lower),
+      KV_LEVELS("kv_bytes_read_", kv_bytes_read, append_uint, "bytes",
+                "KV bytes this step's attention read from blocks at this level, scales included", neither),
+      KV_STEP_REAL(attention_error_exposure, "",
+                   "Expected relative attention error: share of KV reads at each level x its calibrated error",
+                   lower),
   };
   return t;
 }
@@ -104,6 +110,22 @@ const std::vector<step_metric>& steps() {
       return s.expr[3];                                                                                 \
     }                                                                                                   \
   }
+
+#define KV_SERVICE(member, unit, meaning, better)                                          \
+  summary_metric {                                                                        \
+    {#member, unit, meaning, better}, [](const run_summary& s) -> metric_value {          \
+      return s.service.member;                                                            \
+    }                                                                                     \
+  }
+#define KV_LATENCY(kind, stat, meaning)                                                    \
+  summary_metric {                                                                        \
+    {"latency." #kind "." #stat, "s", meaning, lower},                                    \
+        [](const run_summary& s) -> metric_value { return s.service.latency.kind.stat; }  \
+  }
+#define KV_LATENCY_STATS(kind, meaning)                                                           \
+  KV_LATENCY(kind, mean, meaning " (mean)"), KV_LATENCY(kind, p50, meaning " (median)"),          \
+      KV_LATENCY(kind, p90, meaning " (90th percentile)"),                                        \
+      KV_LATENCY(kind, p99, meaning " (99th percentile)"), KV_LATENCY(kind, max, meaning " (max)")
 
 const std::vector<summary_metric>& summaries() {
   static const std::vector<summary_metric> t = {
@@ -133,12 +155,30 @@ const std::vector<summary_metric>& summaries() {
                     "Data mode: relative RMSE of dequantized K/V at this level (null: never measured)", lower),
       KV_SUM_LEVELS("quality.", ".attention_rel_l2", attention_rel_l2, "",
                     "Data mode: relative L2 error of decode attention at this level (null: never measured)", lower),
+      KV_SUM(gpu, "", "GPU the roofline timing modelled (empty: none)", neither),
+      KV_SUM(timing, "", "Step-time model: linear or roofline", neither),
+      KV_SUM(tensor_parallel, "GPUs", "Tensor-parallel GPUs", neither),
+      KV_SUM(slo, "", "SLOs goodput counts against (empty: none)", neither),
+      KV_LATENCY_STATS(ttft_s, "Time to first token of finished requests"),
+      KV_LATENCY_STATS(tpot_s, "Time per output token after the first (requests of 2+ tokens)"),
+      KV_LATENCY_STATS(itl_s, "Inter-token latency, every gap (within 0.5 %)"),
+      KV_LATENCY_STATS(e2e_s, "End-to-end latency of finished requests"),
+      KV_LATENCY_STATS(queue_s, "Queue time: first scheduled - arrival"),
+      KV_SERVICE(requests_per_s, "requests/s", "Finished requests per simulated second", higher),
+      KV_SERVICE(output_tokens_per_s, "tokens/s", "Output tokens of finished requests per simulated second", higher),
+      KV_SERVICE(goodput_rps, "requests/s", "Finished requests per second that met every SLO (DistServe)", higher),
+      KV_SERVICE(slo_attainment, "", "Share of finished and rejected requests that met every SLO", higher),
+      KV_SERVICE(recomputed_tokens, "tokens", "Tokens computed again after preemptions", lower),
+      KV_SUM(attention_error_exposure, "", "Mean expected relative attention error from the levels KV was read at", lower),
+      KV_SUM(attention_error_measured, "", "Data mode: relative L2 attention error of sampled sequences (null: not measured)", lower),
   };
   return t;
 }
 
 #undef KV_SUM
 #undef KV_SUM_LEVELS
+#undef KV_LATENCY
+#undef KV_LATENCY_STATS
 
 }  // namespace
 

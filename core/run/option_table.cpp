@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "memory/model_shape.hpp"
+#include "model/builtin_models.hpp"
+#include "model/gpu_spec.hpp"
+#include "outcome/slo.hpp"
 #include "util/byte_size.hpp"
 
 namespace kvscope {
@@ -13,10 +15,36 @@ namespace {
 
 std::vector<std::string> model_names() {
   std::vector<std::string> names;
-  for (const auto& m : model_presets()) names.emplace_back(m.name);
+  for (const auto name : builtin_model_names()) names.emplace_back(name);
   return names;
 }
 std::vector<std::string> payload_names() { return {"accounting", "data"}; }
+std::vector<std::string> timing_names() { return {"auto", "linear", "roofline"}; }
+std::vector<std::string> gpu_names() {
+  std::vector<std::string> names;
+  for (const auto name : builtin_gpu_names()) names.emplace_back(name);
+  return names;
+}
+std::string check_model(std::string_view name) {
+  const auto m = resolve_model(name);
+  return m ? std::string() : m.error();
+}
+std::string check_gpu(std::string_view name) {
+  if (name.empty()) return {};
+  const auto g = resolve_gpu(name);
+  return g ? std::string() : g.error();
+}
+std::string check_slo(std::string_view text) {
+  if (text.empty()) return {};
+  const auto slo = parse_slo(text);
+  if (slo) return {};
+  // parse_slo names the flag itself: keep only its reason.
+  const auto& why = slo.error();
+  return why.rfind("--slo: ", 0) == 0 ? why.substr(7) : why;
+}
+const char* timing_name(timing_kind t) {
+  return t == timing_kind::linear ? "linear" : t == timing_kind::roofline ? "roofline" : "auto";
+}
 std::vector<std::string> level_names() {
   std::vector<std::string> names;
   for (precision p : all_precisions) names.emplace_back(tag(p));
@@ -44,13 +72,15 @@ constexpr double unbounded = 0;  // as `max` of a count: no upper limit
 
 const std::vector<option_spec>& table() {
   static const std::vector<option_spec> t = {
-      {"model", "model", option_kind::choice, "", 0, 0, 1, "Model shape preset",
-       in_simulate | in_bench | in_gui | in_session, false, model_names,
-       [](const engine_options& o) -> option_value { return o.model; },
-       [](engine_options& o, const option_value& v) { o.model = std::get<std::string>(v); }},
-      {"budget", "budget_bytes", option_kind::byte_size, "bytes", 1, unbounded, 1,
-       "KV cache budget: 16GiB, 512MiB or bytes", in_simulate | in_bench | in_gui | in_session,
-       false, nullptr, KV_COUNT(budget_bytes)},
+      {"model", "model", option_kind::text, "", 0, 0, 1,
+       "Model: a built-in or a Hugging Face config.json", in_simulate | in_bench | in_gui | in_session,
+       false, model_names, [](const engine_options& o) -> option_value { return o.model; },
+       [](engine_options& o, const option_value& v) { o.model = std::get<std::string>(v); },
+       check_model},
+      {"budget", "budget_bytes", option_kind::byte_size, "bytes", 0, unbounded, 1,
+       "KV cache budget: 16GiB, 512MiB, bytes, or auto (as vLLM sizes it on --gpu; 0 in a session)",
+       in_simulate | in_bench | in_gui | in_session, false, nullptr, KV_COUNT(budget_bytes), nullptr,
+       true},
       {"block-size", "block_size", option_kind::count, "tokens", 1, 1024, 1, "Tokens per block",
        in_simulate | in_session, false, nullptr, KV_COUNT(block_size)},
       {"tail-tokens", "tail_tokens", option_kind::count, "tokens", 0, 1 << 24, 1,
@@ -102,6 +132,35 @@ const std::vector<option_spec>& table() {
       {"quality-blocks", "quality_blocks", option_kind::count, "blocks", 1, 1 << 20, 1,
        "Data mode: blocks sampled per quality measurement", in_simulate | in_session, false,
        nullptr, KV_COUNT(quality_blocks)},
+      {"timing", "timing", option_kind::choice, "", 0, 0, 1,
+       "Step-time model: linear (base + per token), roofline (the GPU's FLOPs and bandwidth), "
+       "auto (roofline when --gpu is given)",
+       in_simulate | in_bench | in_gui | in_session, false, timing_names,
+       [](const engine_options& o) -> option_value { return std::string(timing_name(o.timing_model)); },
+       [](engine_options& o, const option_value& v) {
+         const auto& w = std::get<std::string>(v);
+         o.timing_model = w == "linear" ? timing_kind::linear : w == "roofline" ? timing_kind::roofline
+                                                                                : timing_kind::automatic;
+       }},
+      {"gpu", "gpu", option_kind::text, "", 0, 0, 1,
+       "GPU for the roofline timing and --budget auto: a built-in or a JSON file (empty: none)",
+       in_simulate | in_bench | in_gui | in_session, false, gpu_names,
+       [](const engine_options& o) -> option_value { return o.gpu; },
+       [](engine_options& o, const option_value& v) { o.gpu = std::get<std::string>(v); }, check_gpu},
+      {"tp", "tensor_parallel", option_kind::count, "GPUs", 1, 64, 1,
+       "Tensor parallel: GPUs the weights, KV and compute are split over", in_simulate | in_session,
+       false, nullptr, KV_COUNT(tensor_parallel)},
+      {"gpu-memory-utilization", "gpu_memory_utilization", option_kind::real, "", 0.05, 1, 1,
+       "Share of GPU memory for weights, activations and KV (--budget auto)", in_simulate | in_session,
+       false, nullptr, KV_REAL(gpu_memory_utilization)},
+      {"max-model-len", "max_model_len", option_kind::count, "tokens", 0, 1u << 31, 1,
+       "Longest prompt + output; longer requests are rejected (0 = the model's context length)",
+       in_simulate | in_session, false, nullptr, KV_COUNT(max_model_len)},
+      {"slo", "slo", option_kind::text, "", 0, 0, 1,
+       "SLOs in seconds for goodput: ttft=0.5,tpot=0.05[,e2e=10] (empty: none)",
+       in_simulate | in_gui | in_session, false, nullptr,
+       [](const engine_options& o) -> option_value { return o.slo; },
+       [](engine_options& o, const option_value& v) { o.slo = std::get<std::string>(v); }, check_slo},
       // The policy's fields: the session file keeps them in its "policy" object, so no key.
       {"q8-threshold", "", option_kind::real, "", 0, 1, 1,
        "Policy: EWMA pressure at which cold blocks go to q8 (overrides --policy/--preset)",
@@ -192,6 +251,14 @@ std::optional<std::string> check_option_value(const option_spec& s, const option
     case option_kind::flag:
       if (!std::holds_alternative<bool>(v)) return who + ": expected true or false";
       return std::nullopt;
+    case option_kind::text: {
+      const auto* w = std::get_if<std::string>(&v);
+      if (!w) return who + ": expected a string";
+      if (s.check_text) {
+        if (auto why = s.check_text(*w); !why.empty()) return who + ": " + why;
+      }
+      return std::nullopt;
+    }
     case option_kind::choice: {
       const auto* w = std::get_if<std::string>(&v);
       if (!w) return who + ": expected a word";
@@ -220,8 +287,13 @@ expected<option_value, std::string> parse_option_text(const option_spec& s, std:
       break;
     }
     case option_kind::byte_size: {
+      if (s.auto_ok && text == "auto") {
+        v = std::uint64_t{0};
+        return v;
+      }
       const auto n = parse_byte_size(text);
       if (!n) return unexpected{who + ": not a size: " + quoted + " (e.g. 16GiB, 512MiB, 1073741824)"};
+      if (*n == 0) return unexpected{who + ": must be more than 0 bytes" + (s.auto_ok ? " (or auto)" : "")};
       v = *n;
       break;
     }
@@ -247,6 +319,7 @@ expected<option_value, std::string> parse_option_text(const option_spec& s, std:
       }
       break;
     case option_kind::choice:
+    case option_kind::text:
       v = std::string(text);
       break;
   }
@@ -257,6 +330,7 @@ expected<option_value, std::string> parse_option_text(const option_spec& s, std:
 std::string format_option_value(const option_spec& s, const option_value& v) {
   if (const auto* n = std::get_if<std::uint64_t>(&v)) {
     if (s.kind == option_kind::byte_size) {
+      if (s.auto_ok && *n == 0) return "auto";
       std::string text = format_byte_size(*n);  // "16 GiB"
       std::erase(text, ' ');
       return parse_byte_size(text) == *n ? text : std::to_string(*n);
@@ -273,14 +347,15 @@ std::string option_help(const option_spec& s, const engine_options& defaults) {
   if (s.kind == option_kind::flag) return h;
   const auto value = format_option_value(s, s.get(defaults));
   h += " [";
-  if (s.kind == option_kind::choice) {
+  if (s.kind == option_kind::choice || (s.kind == option_kind::text && s.choices)) {
     h += joined(s.choices());
+    if (s.kind == option_kind::text) h += ", or a file";
   } else if (s.kind == option_kind::count || s.kind == option_kind::real) {
     h += shortest(s.min) + "..";
     if (s.max != unbounded || s.kind == option_kind::real) h += shortest(s.max);
   }
   if (!s.unit.empty() && s.kind != option_kind::byte_size) h += " " + std::string(s.unit);
-  h += (h.back() == '[' ? "" : ", ") + std::string("default ") + value + "]";
+  h += (h.back() == '[' ? "" : ", ") + std::string("default ") + (value.empty() ? "none" : value) + "]";
   return h;
 }
 

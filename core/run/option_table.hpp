@@ -22,7 +22,8 @@ enum class option_kind : std::uint8_t {
   real,       // double (or a policy float)
   flag,       // bool
   choice,     // one of choices()
-  byte_size,  // unsigned bytes, typed as 16GiB, 512MiB or plain bytes
+  byte_size,  // unsigned bytes, typed as 16GiB, 512MiB or plain bytes ("auto" where auto_ok)
+  text,       // a string, checked by check_text (a name or a file, an SLO spec)
 };
 
 // Where an option is shown (bits).
@@ -46,9 +47,12 @@ struct option_spec {
   std::string_view help;
   unsigned places = 0;
   bool negated = false;  // a flag typed as --no-<name> that sets the value to false
-  std::vector<std::string> (*choices)() = nullptr;  // choice: the accepted words
+  std::vector<std::string> (*choices)() = nullptr;  // choice: the accepted words; text: named ones
   option_value (*get)(const engine_options&) = nullptr;
   void (*set)(engine_options&, const option_value&) = nullptr;
+  // text: why the value cannot be used, or "" when it can (names the flag's subject, not the flag).
+  std::string (*check_text)(std::string_view) = nullptr;
+  bool auto_ok = false;  // byte_size: "auto" is accepted and stored as 0
 };
 
 // The table, in session-file order.

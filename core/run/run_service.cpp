@@ -23,7 +23,11 @@ run_progress progress_of(const engine& e, double wall_seconds) {
 
 run_result run_to_end(const run_description& run, const run_hooks& hooks) {
   const auto start = wall_clock::now();
-  const engine_maker remake = [&run] { return make_engine(run); };
+  const engine_maker remake = [&] {
+    auto fresh = make_engine(run);
+    if (hooks.on_request) fresh->on_request_done(hooks.on_request);
+    return fresh;
+  };
   run_result result;
   auto e = remake();
   command_script script(run.commands);

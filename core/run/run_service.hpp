@@ -28,6 +28,8 @@ struct run_hooks {
   std::function<void(const run_progress&)> on_progress;     // about every progress_interval_s
   double progress_interval_s = 0.25;
   const std::atomic<bool>* cancel = nullptr;  // checked between steps; true stops the run
+  // Each request's outcome as it finishes or is rejected, in completion order.
+  std::function<void(const request_record&)> on_request;
 };
 
 struct run_result {

@@ -36,6 +36,14 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
   s.peak_scale_bytes = t.peak_scale_bytes;
   s.migrated_blocks = t.migrated_blocks;
   s.final_level = e.policy().level();
+  s.gpu = e.setup().gpu ? e.setup().gpu->name : "";
+  s.timing = e.setup().timing ? "roofline" : "linear";
+  s.tensor_parallel = e.options().tensor_parallel;
+  s.slo = e.options().slo;
+  s.service = e.outcomes().summary(s.sim_seconds, e.setup().slo);
+  s.attention_error_exposure =
+      t.exposure_steps ? t.exposure_sum / static_cast<double>(t.exposure_steps) : 0;
+  s.attention_error_measured = relative(t.attention_squared_error_all, t.attention_squared_reference_all);
   for (int l = 0; l < 4; ++l) {
     s.quant_rel_rmse[l] = relative(t.quant_squared_error[l], t.quant_squared_reference[l]);
     s.attention_rel_l2[l] = relative(t.attention_squared_error[l], t.attention_squared_reference[l]);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "outcome/request_outcomes.hpp"
 
 namespace kvscope {
 
@@ -34,6 +35,15 @@ struct run_summary {
   precision final_level = precision::fp16;
   std::array<double, 4> quant_rel_rmse{};    // NaN where never measured
   std::array<double, 4> attention_rel_l2{};  // NaN where never measured
+
+  // How time was modelled, and the service the requests got (outcome/request_outcomes.hpp).
+  std::string gpu;     // "" without one
+  std::string timing;  // "linear" or "roofline"
+  std::uint32_t tensor_parallel = 1;
+  std::string slo;     // as given; "" for none (then goodput = request throughput)
+  outcome_summary service;
+  double attention_error_exposure = 0;    // mean over steps that attended KV
+  double attention_error_measured = NAN;  // data mode: pooled relative L2 of sampled sequences
 };
 
 run_summary summarize(const engine& e, std::string load, double wall_seconds);

@@ -8,18 +8,24 @@ namespace kvscope {
 scheduler::scheduler(const scheduler_config& config, kv_cache_manager& kv)
     : config_(config), kv_(kv) {}
 
-void scheduler::enqueue(const request& r) {
+void scheduler::enqueue(const request& r, std::uint32_t tag) {
   sequence_state s;
   s.id = next_id_++;
+  s.tag = tag;
   s.req = r;
   s.req.prompt_tokens = std::max<std::uint32_t>(r.prompt_tokens, 1);  // a step computes >= 1 token
   s.prefill_target = s.req.prompt_tokens;
   waiting_.push_back(std::move(s));
 }
 
+void scheduler::reject(const request& r, std::string reason, std::uint32_t tag) {
+  rejected_.push_back({r.id, std::move(reason), tag});
+}
+
 void scheduler::preempt_last() {
   sequence_state s = std::move(running_.back());
   running_.pop_back();
+  events_.preempted.push_back({s.tag, s.computed_tokens});
   kv_.end_sequence(s.id);
   s.computed_tokens = 0;
   s.scheduled_tokens = 0;
@@ -49,16 +55,19 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
     // The most KV this request will ever hold: prompt plus every output but the last.
     const std::uint32_t peak = s.req.prompt_tokens + std::max<std::uint32_t>(s.req.output_tokens, 1) - 1;
     if (!kv_.could_ever_fit(peak, 0)) {
-      rejected_.push_back({s.req.id, "needs " + std::to_string(peak) +
-                                         " tokens of KV cache, more than the whole pool holds"});
+      rejected_.push_back({s.req.id,
+                           "needs " + std::to_string(peak) +
+                               " tokens of KV cache, more than the whole pool holds",
+                           s.tag});
       waiting_.pop_front();
       continue;
     }
     // Admission wants the prompt plus the watermark free at once; in an empty pool too.
     if (!kv_.could_ever_fit(target, reserve)) {
-      rejected_.push_back({s.req.id, "its " + std::to_string(target) +
-                                         "-token prompt plus the free-frame watermark exceeds the "
-                                         "whole pool"});
+      rejected_.push_back({s.req.id,
+                           "its " + std::to_string(target) +
+                               "-token prompt plus the free-frame watermark exceeds the whole pool",
+                           s.tag});
       waiting_.pop_front();
       continue;
     }
@@ -70,6 +79,7 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
     }
     s.computed_tokens = hits;
     s.prefix_hit_tokens = hits;
+    events_.admitted.push_back({s.tag, hits});
     prefix_hit_tokens_ += hits;
     s.scheduled_tokens = chunk;
     budget -= chunk;
@@ -87,6 +97,11 @@ step_plan scheduler::step() {
 
 step_plan scheduler::schedule() {
   step_plan plan;
+  events_.admitted.clear();
+  events_.emitted.clear();
+  events_.preempted.clear();
+  events_.finished.clear();
+  events_.rejected_before = rejected_.size();
   std::uint32_t budget = config_.max_num_batched_tokens;
   const std::uint64_t preemptions_before = preemptions_total_;
 
@@ -111,13 +126,20 @@ step_plan scheduler::schedule() {
       s.computed_tokens += n;
       plan.prefill_tokens += n;
       // Completing the prefill samples the next output token.
-      if (!s.in_prefill() && s.generated_tokens < s.req.output_tokens) ++s.generated_tokens;
+      if (!s.in_prefill() && s.generated_tokens < s.req.output_tokens) {
+        ++s.generated_tokens;
+        events_.emitted.push_back(s.tag);
+      }
     } else {
       s.computed_tokens += 1;
       s.generated_tokens += 1;
       plan.decode_tokens += 1;
+      events_.emitted.push_back(s.tag);
     }
-    if (!s.in_prefill() && s.generated_tokens >= s.req.output_tokens) plan.finished.push_back(s.id);
+    if (!s.in_prefill() && s.generated_tokens >= s.req.output_tokens) {
+      plan.finished.push_back(s.id);
+      events_.finished.push_back(s.tag);
+    }
   }
   return plan;
 }

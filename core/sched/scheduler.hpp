@@ -23,6 +23,7 @@ struct scheduler_config {
 struct rejected_request {
   std::uint64_t request_id = 0;
   std::string reason;
+  std::uint32_t tag = 0;  // the caller's tag of the request (enqueue)
 };
 
 // One sequence the scheduler tracks, from admission to completion.
@@ -36,6 +37,7 @@ struct sequence_state {
   // Tokens to compute before decoding: the prompt, plus the outputs so far after a preemption
   // (recompute), so that the KV of prompt + outputs is rebuilt before the next token.
   std::uint32_t prefill_target = 0;
+  std::uint32_t tag = 0;  // the caller's handle of the request (enqueue), reported in step_events
 
   bool in_prefill() const noexcept { return computed_tokens < prefill_target; }
 };
@@ -49,12 +51,32 @@ struct step_plan {
   std::vector<sequence_id> finished;  // freed at the end of this step
 };
 
+// What happened to requests in the last schedule(), by the caller's tags, for per-request
+// outcomes. Valid until the next schedule().
+struct step_events {
+  struct admission {
+    std::uint32_t tag;
+    std::uint32_t cached_prompt_tokens;  // prefix cache hits at this admission
+  };
+  struct preemption {
+    std::uint32_t tag;
+    std::uint32_t recomputed_tokens;  // tokens whose KV was dropped and must be computed again
+  };
+  std::vector<admission> admitted;     // scheduled for the first time, or again after preemption
+  std::vector<std::uint32_t> emitted;  // produced an output token (decode, or a finished prefill)
+  std::vector<preemption> preempted;
+  std::vector<std::uint32_t> finished;  // the plan's finished sequences
+  std::size_t rejected_before = 0;      // rejected()[rejected_before..] are this step's
+};
+
 class scheduler {
  public:
   scheduler(const scheduler_config& config, kv_cache_manager& kv);
 
-  // Queues an arrived request (FCFS by call order).
-  void enqueue(const request& r);
+  // Queues an arrived request (FCFS by call order); `tag` names it in step_events and rejections.
+  void enqueue(const request& r, std::uint32_t tag = 0);
+  // Refuses a request outright (it is never queued), recording `reason`.
+  void reject(const request& r, std::string reason, std::uint32_t tag = 0);
 
   // Plans one step: grows or preempts running sequences, admits waiting ones, and advances every
   // scheduled sequence's token counts (computed_tokens - scheduled_tokens is where its new
@@ -73,6 +95,7 @@ class scheduler {
   std::uint64_t preemptions_total() const noexcept { return preemptions_total_; }
   std::uint64_t finished_total() const noexcept { return finished_total_; }
   const std::vector<rejected_request>& rejected() const noexcept { return rejected_; }
+  const step_events& events() const noexcept { return events_; }
   std::uint64_t prefix_hit_tokens_total() const noexcept { return prefix_hit_tokens_; }
 
  private:
@@ -89,6 +112,7 @@ class scheduler {
   std::uint64_t preemptions_total_ = 0;
   std::uint64_t finished_total_ = 0;
   std::uint64_t prefix_hit_tokens_ = 0;
+  step_events events_;  // reused from step to step: no allocation once warm
 };
 
 }  // namespace kvscope

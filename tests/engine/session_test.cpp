@@ -68,7 +68,7 @@ TEST(Session, ReplayStopsAtTheSavedStepCount) {
 }
 
 TEST(Session, BadFilesNameTheField) {
-  EXPECT_EQ(session_from_json("{}", "f").error(), "f: field 'kvscope_session': expected version 1, got 0");
+  EXPECT_EQ(session_from_json("{}", "f").error(), "f: field 'kvscope_session': expected version 1 to 2, got 0");
   auto text = session_to_json(sample_session());
   auto bad = text;
   bad.replace(bad.find("\"budget_bytes\""), 14, "\"budget_byte\"");
@@ -76,7 +76,8 @@ TEST(Session, BadFilesNameTheField) {
   bad = text;
   bad.replace(bad.find("\"tiny\""), 6, "\"huge\"");
   EXPECT_EQ(session_from_json(bad, "f").error(),
-            "f: field 'options.model': expected one of tiny, llama3-8b, qwen3-8b, llama3-70b, got 'huge'");
+            "f: field 'options.model': unknown model 'huge' (built-in: tiny, llama3-8b, llama3-70b, "
+            "qwen3-8b, qwen3-32b, mistral-7b; or a config.json path ending in .json)");
   bad = text;
   bad.replace(bad.find("\"speed\""), 7, "\"warp\"");
   EXPECT_EQ(session_from_json(bad, "f").error(), "f: field 'commands[2].type': unknown command 'warp'");

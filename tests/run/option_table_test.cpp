@@ -17,7 +17,12 @@ TEST(OptionTable, NamesAreUniqueAndEveryEntryIsComplete) {
     }
     EXPECT_FALSE(spec.help.empty()) << spec.flag;
     EXPECT_TRUE(spec.get && spec.set) << spec.flag;
-    EXPECT_EQ(spec.kind == option_kind::choice, spec.choices != nullptr) << spec.flag;
+    if (spec.kind == option_kind::choice) {
+      EXPECT_NE(spec.choices, nullptr) << spec.flag;
+    }
+    if (spec.kind != option_kind::choice && spec.kind != option_kind::text) {
+      EXPECT_EQ(spec.choices, nullptr) << spec.flag;
+    }
     EXPECT_EQ((spec.places & in_session) != 0, !spec.key.empty()) << spec.flag;
   }
 }
@@ -51,7 +56,10 @@ TEST(OptionTable, OutOfRangeAndMalformedValuesNameTheFlag) {
   EXPECT_EQ(refused("watermark", "nan"), "--watermark: expected a number in [0, 0.99], got 'nan'");
   EXPECT_EQ(refused("watermark", "inf"), "--watermark: expected a number in [0, 0.99], got 'inf'");
   EXPECT_EQ(refused("q8-threshold", "1.5"), "--q8-threshold: expected a number in [0, 1], got '1.5'");
-  EXPECT_EQ(refused("model", "huge").rfind("--model: expected one of tiny,", 0), 0u);
+  EXPECT_EQ(refused("model", "huge").rfind("--model: unknown model 'huge' (built-in: tiny,", 0), 0u);
+  EXPECT_EQ(refused("budget", "0"), "--budget: must be more than 0 bytes (or auto)");
+  EXPECT_EQ(refused("slo", "ttft=-1"), "--slo: 'ttft=-1': expected a positive number of seconds");
+  EXPECT_EQ(refused("gpu", "h900").rfind("--gpu: ", 0), 0u);
   EXPECT_EQ(refused("budget", "12 parsecs"), "--budget: not a size: '12 parsecs' (e.g. 16GiB, 512MiB, 1073741824)");
   EXPECT_EQ(refused("warp-factor", "9"), "unknown option 'warp-factor'");
   EXPECT_EQ(refused("max-num-seqs", ""), "--max-num-seqs: expected a whole number in [1, 1048576], got ''");

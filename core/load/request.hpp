@@ -6,6 +6,10 @@
 
 namespace kvscope {
 
+// The most tokens one request may hold (prompt + output): the engine counts a sequence's tokens
+// in 32 bits with room to spare. Readers refuse longer rows, naming the field.
+inline constexpr std::uint64_t max_request_tokens = (std::uint64_t{1} << 31) - 1;
+
 struct request {
   // Loads number their requests 0, 1, 2, ... in arrival order; a native file keeps its own ids.
   std::uint64_t id = 0;

@@ -55,6 +55,12 @@ bool trace_reader::next(request& out) {
       ++counters_.failed_requests;
       continue;
     }
+    if (const std::uint64_t total = std::uint64_t{out.prompt_tokens} + out.output_tokens;
+        total > max_request_tokens) {
+      bad_row("field '" + output_field() + "': prompt + output = " + std::to_string(total) +
+              " tokens, more than a request may hold (" + std::to_string(max_request_tokens) + ")");
+      continue;
+    }
     if (!std::isfinite(out.arrival_s)) {
       bad_row("time is not a finite number");
       continue;

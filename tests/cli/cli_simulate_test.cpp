@@ -1,6 +1,7 @@
 // `kvscope-cli simulate` and `replay` end to end.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -109,6 +110,69 @@ TEST(CliSimulate, ImpossibleRequestsAreReportedAsRejected) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 rejected"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("rejected: needs"), std::string::npos) << r.err;
+}
+
+// A Hugging Face config.json with a field of the wrong type is refused before any run, naming it.
+TEST(CliSimulate, ABadModelConfigIsRefusedNamingTheField) {
+  temp_dir dir;
+  const auto model = dir.file("config.json");
+  write_text(model, R"({"num_hidden_layers": "thirty-two", "num_attention_heads": 32,
+    "hidden_size": 4096, "intermediate_size": 14336, "vocab_size": 128256, "torch_dtype": "bfloat16"})");
+  const auto r = run_process({cli_path(), "simulate", "--load", load, "--model", model, "--budget", "4MiB"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("num_hidden_layers"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--model"), std::string::npos) << r.err;
+}
+
+// A row whose lengths overflow what a request may hold is refused before the run, naming the
+// file, the line and the field.
+TEST(CliSimulate, LengthsThatCannotBeAreRefusedBeforeTheRun) {
+  temp_dir dir;
+  const auto trace = dir.file("big.jsonl");
+  write_text(trace,
+             "{\"format\":\"kvscope-load\",\"version\":1,\"source\":\"test\"}\n"
+             "{\"id\":0,\"arrival_s\":0,\"prompt_tokens\":10,\"output_tokens\":5}\n"
+             "{\"id\":1,\"arrival_s\":1,\"prompt_tokens\":10,\"output_tokens\":4294967295}\n");
+  const auto metrics = dir.file("m.csv");
+  const auto r = run_process({cli_path(), "simulate", "--load", trace, "--model", "tiny", "--budget",
+                              "4MiB", "--metrics", metrics});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(trace + ":3: field 'output_tokens': prompt + output = 4294967305 tokens"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(metrics)) << "refused before the run";
+}
+
+// --budget auto sizes the cache as vLLM would and says what it chose; without a GPU it is refused.
+TEST(CliSimulate, BudgetAutoNeedsAGpuAndReportsWhatItChose) {
+  auto r = run_process({cli_path(), "simulate", "--load", load, "--model", "llama3-8b", "--budget", "auto"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--budget auto needs a GPU"), std::string::npos) << r.err;
+  r = run_process({cli_path(), "simulate", "--load", load, "--model", "llama3-8b", "--budget", "auto",
+                   "--gpu", "h100", "--summary-json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["budget_bytes"].get<std::uint64_t>(), 40ull << 30);
+  EXPECT_LT(j["budget_bytes"].get<std::uint64_t>(), 70ull << 30);
+  EXPECT_EQ(j["gpu"], "h100");
+  EXPECT_EQ(j["timing"], "roofline");
+}
+
+// --requests writes one row per request, finished or rejected.
+TEST(CliSimulate, RequestsFileHasARowPerRequest) {
+  temp_dir dir;
+  const auto requests = dir.file("requests.csv");
+  const auto r = run_process({cli_path(), "simulate", "--load", load, "--model", "tiny", "--budget",
+                              "4MiB", "--requests", requests, "--slo", "ttft=0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(slurp(requests));
+  std::string header, line;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("request_id,arrival_s,first_scheduled_s,first_token_s,finish_s,", 0), 0u);
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) ++rows;
+  EXPECT_EQ(rows, 150u);
+  EXPECT_NE(r.out.find("goodput"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,60 @@
+// `kvscope-cli bench quality`: calibrates the per-level attention error factors that accounting
+// mode's attention_error_exposure uses (memory/error_factors.hpp), in data mode, and prints them
+// as the table that header holds.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "bench_commands.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "memory/error_factors.hpp"
+#include "memory/model_shape.hpp"
+
+namespace kvscope::cli {
+namespace {
+
+struct bench_quality_options {
+  std::string model = "tiny";
+  std::uint32_t context = 1024;
+  std::uint32_t sequences = 16;
+  std::uint64_t seed = 0;
+};
+
+int run_bench_quality(const bench_quality_options& o) {
+  const auto shape = find_model_shape(o.model);
+  if (!shape) {
+    print_error("--model: unknown model '" + o.model + "'");
+    return exit_bad_input;
+  }
+  const auto measured = measure_attention_error_factors(*shape, o.context, o.sequences, o.seed);
+  const auto& shipped = attention_error_factors;
+  std::printf("relative L2 error of decode attention, every block at one level (model %s, %u-token "
+              "contexts, %u sequences, seed %llu)\n",
+              o.model.c_str(), o.context, o.sequences, static_cast<unsigned long long>(o.seed));
+  std::printf("level  measured      shipped (memory/error_factors.hpp)\n");
+  for (precision p : all_precisions) {
+    std::printf("%-5s  %.6e  %.6e\n", std::string(tag(p)).c_str(), measured[ordinal(p)],
+                shipped[ordinal(p)]);
+  }
+  std::printf("as C++: {%.4e, %.4e, %.4e, %.4e}\n", measured[0], measured[1], measured[2], measured[3]);
+  return stdout_exit_status();
+}
+
+}  // namespace
+
+void add_bench_quality_command(CLI::App& bench, int& exit_code) {
+  auto o = std::make_shared<bench_quality_options>();
+  auto* cmd = bench.add_subcommand(
+      "quality", "Calibrate the attention error of each level in data mode (the factors behind "
+                 "attention_error_exposure)");
+  cmd->add_option("--model", o->model, "Model whose KV shape is measured")->default_val(o->model);
+  cmd->add_option("--context", o->context, "Tokens per sequence")->check(CLI::Range(16u, 1u << 20))->default_val(o->context);
+  cmd->add_option("--sequences", o->sequences, "Sequences per level")->check(CLI::Range(1u, 4096u))->default_val(o->sequences);
+  cmd->add_option("--seed", o->seed, "Seed of the synthetic K/V")->default_val(o->seed);
+  cmd->callback([o, &exit_code] { exit_code = run_bench_quality(*o); });
+}
+
+}  // namespace kvscope::cli

@@ -1,0 +1,42 @@
+#include "memory/error_factors.hpp"
+
+#include <cassert>
+
+#include "memory/paged_cache.hpp"
+#include "memory/quality.hpp"
+
+namespace kvscope {
+
+std::array<double, 4> measure_attention_error_factors(const model_shape& shape,
+                                                      std::uint32_t context_tokens,
+                                                      std::uint32_t sequences, std::uint64_t seed) {
+  constexpr std::uint32_t block_size = 16;
+  const std::uint32_t blocks = (context_tokens + block_size - 1) / block_size;
+  std::array<double, 4> factors{};
+  for (precision p : all_precisions) {
+    paged_cache_config config;
+    config.pool.shape = shape;
+    config.pool.block_size = block_size;
+    // Room for every sequence at fp16, plus the scales' side table and a margin.
+    config.pool.budget_bytes =
+        (std::uint64_t{blocks} * sequences + 8) * block_size * shape.values_per_token() * 2 * 11 / 10;
+    config.pool.mode = payload_mode::data;
+    config.tail_tokens = 0;
+    paged_cache cache(config);
+    const synthetic_kv data{.seed = seed};
+    error_sum pooled;
+    for (std::uint32_t i = 0; i < sequences; ++i) {
+      const sequence_id s = cache.create_sequence();
+      for (std::uint32_t b = 0; b < blocks; ++b) (void)cache.append_block(s, p).value();
+      const std::uint64_t stream = 1000 + i;
+      const auto written = write_synthetic(cache, data, s, stream, 0, context_tokens);
+      assert(written.has_value());
+      (void)written;
+      pooled += measure_attention_error(cache, data, {s, stream}).value();
+    }
+    factors[ordinal(p)] = pooled.relative();
+  }
+  return factors;
+}
+
+}  // namespace kvscope

@@ -81,7 +81,7 @@ TEST(NativeFormat, LabelsWithQuotesControlsAndUnicodeSurvive) {
   request r;
   r.id = 18446744073709551615ULL;
   r.arrival_s = 0;
-  r.prompt_tokens = 4294967295u;
+  r.prompt_tokens = static_cast<std::uint32_t>(max_request_tokens);  // the most a request may hold
   r.output_tokens = 0;
   r.prefix_hashes = {0, 18446744073709551615ULL, 9007199254740993ULL};
   r.prefix_block_size = 16;

@@ -161,6 +161,10 @@ const std::vector<option_spec>& table() {
        in_simulate | in_gui | in_session, false, nullptr,
        [](const engine_options& o) -> option_value { return o.slo; },
        [](engine_options& o, const option_value& v) { o.slo = std::get<std::string>(v); }, check_slo},
+      {"max-concurrency", "max_concurrency", option_kind::count, "requests", 0, 1 << 20, 1,
+       "At most this many requests in flight, the rest wait at the client and their latencies "
+       "count from when they are sent, as vllm bench serve --max-concurrency (0 = no limit)",
+       in_simulate | in_session, false, nullptr, KV_COUNT(max_concurrency)},
       // The policy's fields: the session file keeps them in its "policy" object, so no key.
       {"q8-threshold", "", option_kind::real, "", 0, 1, 1,
        "Policy: EWMA pressure at which cold blocks go to q8 (overrides --policy/--preset)",

@@ -57,7 +57,9 @@ std::string cached_list(const tour_state& s, const tour_focus& focus) {
          wrap_text(list, 92, "    ");
 }
 
-std::string highlight_line(const tour_frame& f) {
+}  // namespace
+
+std::string format_tour_focus(const tour_frame& f) {
   std::string out;
   for (const sequence_id id : f.focus.sequences) {
     out += (out.empty() ? "" : ", ") + std::string("request ") + f.state.sequence(id)->request_name;
@@ -67,10 +69,8 @@ std::string highlight_line(const tour_frame& f) {
     out += out.empty() ? "blocks" : "; blocks";
     for (const block_id b : f.focus.blocks) out += " #" + std::to_string(b);
   }
-  return out.empty() ? "" : "  highlighted: " + out + "\n";
+  return out;
 }
-
-}  // namespace
 
 std::string wrap_text(std::string_view text, std::size_t width, std::string_view indent) {
   std::string out, line;
@@ -151,7 +151,7 @@ std::string format_tour_step(const tour_run& run, std::size_t index) {
   for (const tour_sequence& q : s.sequences) out += sequence_table(s, q, f.focus);
   if (s.sequences.empty()) out += "  no sequence is running\n";
   out += cached_list(s, f.focus);
-  out += highlight_line(f);
+  if (const std::string focus = format_tour_focus(f); !focus.empty()) out += "  highlighted: " + focus + "\n";
   return out;
 }
 

@@ -12,6 +12,8 @@ namespace kvscope {
 
 std::string format_tour_header(const tour_run& run);
 std::string format_tour_step(const tour_run& run, std::size_t index);
+// What a step highlights, in words: "request B; blocks #0 #1 #2" (empty when nothing).
+std::string format_tour_focus(const tour_frame& frame);
 // The header and every step.
 std::string format_tour_text(const tour_run& run);
 

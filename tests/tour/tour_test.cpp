@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -346,6 +348,21 @@ TEST(TourScript, TheBuiltInScriptReadsBackAsTheSameScript) {
   EXPECT_EQ(a.steps, b->steps);
   EXPECT_EQ(a.requests, b->requests);
   EXPECT_EQ(a.steps.size(), 13u);
+}
+
+TEST(TourScript, TheExampleInTheDocsRuns) {
+  std::ifstream in(std::string(KVSCOPE_DOCS_DIR) + "/tour.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const auto begin = doc.find("```json\n");
+  ASSERT_NE(begin, std::string::npos);
+  const auto end = doc.find("```", begin + 8);
+  auto script = parse_tour_script(doc.substr(begin + 8, end - begin - 8), "docs/tour.md");
+  ASSERT_TRUE(script) << script.error();
+  auto r = run_tour(*script);
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(r->frames.back().state.shared_blocks(), 3u);
 }
 
 TEST(TourText, WrapsAtSpaces) {

@@ -21,5 +21,6 @@ void add_info_command(CLI::App& root, int& exit_code);
 void add_record_command(CLI::App& root, int& exit_code);
 void add_simulate_command(CLI::App& root, int& exit_code);
 void add_replay_command(CLI::App& root, int& exit_code);
+void add_tour_command(CLI::App& root, int& exit_code);
 
 }  // namespace kvscope::cli

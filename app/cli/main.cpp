@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add_simulate_command(app, exit_code);
   add_replay_command(app, exit_code);
   add_bench_command(app, exit_code);
+  add_tour_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -89,7 +89,8 @@ void set_engine_option(engine_options& o, const option_spec& spec, const json& v
     case option_kind::byte_size: value = as_count(v, path); break;
     case option_kind::real: value = as_number(v, path); break;
     case option_kind::flag: value = as_bool(v, path); break;
-    case option_kind::choice: value = as_string(v, path); break;
+    case option_kind::choice:
+    case option_kind::text: value = as_string(v, path); break;
   }
   if (auto why = check_option_value(spec, value)) fail(path, why->substr(why->find(": ") + 2));
   spec.set(o, value);

@@ -20,6 +20,7 @@ void add_bench_command(CLI::App& root, int& exit_code);
 void add_info_command(CLI::App& root, int& exit_code);
 void add_record_command(CLI::App& root, int& exit_code);
 void add_simulate_command(CLI::App& root, int& exit_code);
+void add_vllm_bench_commands(CLI::App& root, int& exit_code);
 void add_replay_command(CLI::App& root, int& exit_code);
 void add_tour_command(CLI::App& root, int& exit_code);
 

@@ -66,6 +66,11 @@ struct engine_options {
   // At most this many requests in flight; the rest wait at the client (vllm bench serve
   // --max-concurrency). 0 = no limit, or the load's own (a closed-loop generator's clients).
   std::uint32_t max_concurrency = 0;
+  // Overrides of the GPU's efficiency factors and step overhead (0 = the GPU's own): what
+  // `kvscope-cli calibrate` fits to measurements, applied with --calibration FILE.
+  double compute_efficiency = 0;
+  double memory_efficiency = 0;
+  double step_overhead_s = 0;
 };
 
 // Why the options cannot make an engine (unknown model, invalid policy, pool too small, ...).

@@ -165,6 +165,15 @@ const std::vector<option_spec>& table() {
        "At most this many requests in flight, the rest wait at the client and their latencies "
        "count from when they are sent, as vllm bench serve --max-concurrency (0 = no limit)",
        in_simulate | in_session, false, nullptr, KV_COUNT(max_concurrency)},
+      {"compute-efficiency", "compute_efficiency", option_kind::real, "", 0, 1, 1,
+       "Roofline: share of the GPU's peak FLOP/s a step reaches (0 = the GPU's own; --calibration sets it)",
+       in_simulate | in_bench | in_session, false, nullptr, KV_REAL(compute_efficiency)},
+      {"memory-efficiency", "memory_efficiency", option_kind::real, "", 0, 1, 1,
+       "Roofline: share of the GPU's peak bandwidth a step reaches (0 = the GPU's own; --calibration sets it)",
+       in_simulate | in_bench | in_session, false, nullptr, KV_REAL(memory_efficiency)},
+      {"step-overhead-ms", "step_overhead_s", option_kind::real, "ms", 0, 1000, 1e-3,
+       "Roofline: fixed time per step (scheduling, launches; 0 = the GPU's own; --calibration sets it)",
+       in_simulate | in_bench | in_session, false, nullptr, KV_REAL(step_overhead_s)},
       // The policy's fields: the session file keeps them in its "policy" object, so no key.
       {"q8-threshold", "", option_kind::real, "", 0, 1, 1,
        "Policy: EWMA pressure at which cold blocks go to q8 (overrides --policy/--preset)",

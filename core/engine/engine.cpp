@@ -305,6 +305,7 @@ step_work engine::measure_work(const step_plan& plan) const {
   if (!setup_.timing) return w;  // the linear model needs only the token counts
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
+    ++w.sequences;
     // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1).
     const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
     w.context_token_reads += (b * (b + 1) - a * (a + 1)) / 2;

@@ -71,6 +71,7 @@ struct engine_options {
   double compute_efficiency = 0;
   double memory_efficiency = 0;
   double step_overhead_s = 0;
+  double sequence_overhead_s = 0;
 };
 
 // Why the options cannot make an engine (unknown model, invalid policy, pool too small, ...).

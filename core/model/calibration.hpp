@@ -24,6 +24,7 @@ struct calibration {
   double compute_efficiency = 0;
   double memory_efficiency = 0;
   double step_overhead_s = 0;
+  double sequence_overhead_s = 0;
   std::vector<calibration_residual> residuals;
   double rms_relative_error = 0;  // over every median fitted
   std::uint64_t evaluations = 0;  // simulations the fit ran

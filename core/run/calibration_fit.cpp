@@ -17,8 +17,9 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The parameters live on an unbounded space: logits of the efficiencies, log of the overhead.
-using point = std::array<double, 3>;
+// The parameters live on an unbounded space: logits of the efficiencies, logs of the overheads.
+constexpr int dims = 4;
+using point = std::array<double, dims>;
 
 double logit(double p) { return std::log(p / (1 - p)); }
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
@@ -27,6 +28,7 @@ engine_options with_params(engine_options o, const point& x) {
   o.compute_efficiency = std::clamp(sigmoid(x[0]), 0.01, 1.0);
   o.memory_efficiency = std::clamp(sigmoid(x[1]), 0.01, 1.0);
   o.step_overhead_s = std::clamp(std::exp(x[2]), 1e-7, 1.0);
+  o.sequence_overhead_s = std::clamp(std::exp(x[3]), 1e-9, 0.01);
   return o;
 }
 
@@ -97,30 +99,34 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
   const double eta_c = base.compute_efficiency > 0 ? base.compute_efficiency : start_gpu->compute_efficiency;
   const double eta_m = base.memory_efficiency > 0 ? base.memory_efficiency : start_gpu->memory_efficiency;
   const double overhead = base.step_overhead_s > 0 ? base.step_overhead_s : start_gpu->step_overhead_s;
-  std::array<point, 4> simplex;
-  simplex[0] = {logit(std::min(eta_c, 0.99)), logit(std::min(eta_m, 0.99)), std::log(overhead)};
-  for (int d = 0; d < 3; ++d) {
+  const double per_sequence = base.sequence_overhead_s > 0 ? base.sequence_overhead_s
+                                                           : std::max(start_gpu->sequence_overhead_s, 1e-6);
+  std::array<point, dims + 1> simplex;
+  simplex[0] = {logit(std::min(eta_c, 0.99)), logit(std::min(eta_m, 0.99)), std::log(overhead),
+                std::log(per_sequence)};
+  for (int d = 0; d < dims; ++d) {
     simplex[d + 1] = simplex[0];
-    simplex[d + 1][d] += d == 2 ? 0.7 : 0.5;
+    simplex[d + 1][d] += d >= 2 ? 1.0 : 0.5;
   }
-  std::array<double, 4> f{};
-  for (int i = 0; i < 4; ++i) f[i] = cost(simplex[i]);
+  std::array<double, dims + 1> f{};
+  for (int i = 0; i <= dims; ++i) f[i] = cost(simplex[i]);
   while (c.evaluations < options.max_evaluations) {
-    std::array<int, 4> order{0, 1, 2, 3};
+    std::array<int, dims + 1> order{};
+    for (int i = 0; i <= dims; ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](int a, int b) { return f[a] < f[b]; });
-    const int best = order[0], worst = order[3], second = order[2];
+    const int best = order[0], worst = order[dims], second = order[dims - 1];
     double spread = 0;
-    for (int i = 1; i < 4; ++i) {
-      for (int d = 0; d < 3; ++d) spread = std::max(spread, std::fabs(simplex[order[i]][d] - simplex[best][d]));
+    for (int i = 1; i <= dims; ++i) {
+      for (int d = 0; d < dims; ++d) spread = std::max(spread, std::fabs(simplex[order[i]][d] - simplex[best][d]));
     }
     if (spread < 1e-5 || f[best] < 1e-14) break;
     point centroid{};
-    for (int i = 0; i < 3; ++i) {
-      for (int d = 0; d < 3; ++d) centroid[d] += simplex[order[i]][d] / 3;
+    for (int i = 0; i < dims; ++i) {
+      for (int d = 0; d < dims; ++d) centroid[d] += simplex[order[i]][d] / dims;
     }
     const auto along = [&](double t) {
       point p;
-      for (int d = 0; d < 3; ++d) p[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
+      for (int d = 0; d < dims; ++d) p[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
       return p;
     };
     const point reflected = along(-1);
@@ -141,9 +147,9 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
       if (fc < std::min(fr, f[worst])) {
         simplex[worst] = contracted, f[worst] = fc;
       } else {
-        for (int i = 1; i < 4; ++i) {
+        for (int i = 1; i <= dims; ++i) {
           const int k = order[i];
-          for (int d = 0; d < 3; ++d) simplex[k][d] = simplex[best][d] + 0.5 * (simplex[k][d] - simplex[best][d]);
+          for (int d = 0; d < dims; ++d) simplex[k][d] = simplex[best][d] + 0.5 * (simplex[k][d] - simplex[best][d]);
           f[k] = cost(simplex[k]);
         }
       }
@@ -157,6 +163,7 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
   c.compute_efficiency = fitted.compute_efficiency;
   c.memory_efficiency = fitted.memory_efficiency;
   c.step_overhead_s = fitted.step_overhead_s;
+  c.sequence_overhead_s = fitted.sequence_overhead_s;
   double squares = 0;
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const auto [ttft, tpot] = simulated_medians_ms(fitted, measured[i], options.max_requests);

@@ -174,6 +174,9 @@ const std::vector<option_spec>& table() {
       {"step-overhead-ms", "step_overhead_s", option_kind::real, "ms", 0, 1000, 1e-3,
        "Roofline: fixed time per step (scheduling, launches; 0 = the GPU's own; --calibration sets it)",
        in_simulate | in_bench | in_session, false, nullptr, KV_REAL(step_overhead_s)},
+      {"sequence-overhead-us", "sequence_overhead_s", option_kind::real, "us", 0, 10000, 1e-6,
+       "Roofline: host time per scheduled sequence per step (0 = the GPU's own; --calibration sets it)",
+       in_simulate | in_bench | in_session, false, nullptr, KV_REAL(sequence_overhead_s)},
       // The policy's fields: the session file keeps them in its "policy" object, so no key.
       {"q8-threshold", "", option_kind::real, "", 0, 1, 1,
        "Policy: EWMA pressure at which cold blocks go to q8 (overrides --policy/--preset)",

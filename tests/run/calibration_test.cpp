@@ -39,8 +39,10 @@ TEST(Calibration, RecoversKnownParametersWithinTwoPercent) {
   truth.compute_efficiency = 0.45;
   truth.memory_efficiency = 0.7;
   truth.step_overhead_s = 0.9e-3;
+  truth.sequence_overhead_s = 40e-6;
   const std::vector<vllm_bench_result> measured = {
-      synthetic_measurement(truth, 1, 2048, 64, 8),    // prefill-heavy TTFT, batch-1 decode
+      synthetic_measurement(truth, 1, 2048, 64, 8),     // prefill-heavy TTFT, batch-1 decode
+      synthetic_measurement(truth, 16, 256, 256, 64),   // a medium decode batch
       synthetic_measurement(truth, 64, 512, 128, 128),  // a wide decode batch
   };
   const auto fitted = fit_calibration(h100_llama(), measured);
@@ -48,8 +50,9 @@ TEST(Calibration, RecoversKnownParametersWithinTwoPercent) {
   EXPECT_NEAR(fitted->compute_efficiency, 0.45, 0.45 * 0.02);
   EXPECT_NEAR(fitted->memory_efficiency, 0.7, 0.7 * 0.02);
   EXPECT_NEAR(fitted->step_overhead_s, 0.9e-3, 0.9e-3 * 0.02);
+  EXPECT_NEAR(fitted->sequence_overhead_s, 40e-6, 40e-6 * 0.02);
   EXPECT_LT(fitted->rms_relative_error, 0.005);
-  ASSERT_EQ(fitted->residuals.size(), 2u);
+  ASSERT_EQ(fitted->residuals.size(), 3u);
 }
 
 // Calibrated on the hand-written measurement, the simulation reproduces its TPOT p50 within 10 %.

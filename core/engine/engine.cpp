@@ -181,13 +181,13 @@ void engine::write_new_tokens() {
           for (std::uint32_t layer = 0; layer < shape_.layers; ++layer) {
             data_.fill(kv_part::key, shape_, j.stream, pos, layer, buf.k);
             data_.fill(kv_part::value, shape_, j.stream, pos, layer, buf.v);
-            (void)cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half);
+            assert_ok(cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half));
           }
         }
       }
     });
   }
-  for (const job& j : jobs) (void)cache_->advance(j.seq, j.to - j.from);
+  for (const job& j : jobs) assert_ok(cache_->advance(j.seq, j.to - j.from));
 }
 
 void engine::measure_quality() {

@@ -4,15 +4,15 @@
 #include <charconv>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <variant>
 
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
+#include "io/text_checks.hpp"
+#include "io/toml_checked.hpp"
 #include "kvscope_version.hpp"
 #include "util/atomic_write.hpp"
 
@@ -148,12 +148,16 @@ std::string toml_type_name(const toml::node& node) {
 
 expected<std::vector<entry>, std::string> toml_entries(std::string_view text,
                                                        std::string_view source) {
+  // Only bytes toml++ handles correctly reach it (see io/toml_checked.hpp).
+  if (auto ascii = check_policy_ascii(text, source); !ascii) return unexpected{ascii.error()};
   toml::table doc;
   try {
     doc = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
     return unexpected{located(source, static_cast<int>(e.source().begin.line),
                               "invalid TOML: " + std::string(e.description()))};
+  } catch (const toml_internal_error& e) {
+    return unexpected{located(source, 0, std::string("invalid TOML: ") + e.what())};
   }
   std::vector<entry> entries;
   for (const auto& [key, node] : doc) {
@@ -181,24 +185,9 @@ std::string toml_float(double value) {
   return text;
 }
 
-// A TOML basic string: double quotes, with backslash escapes for quotes and control characters.
-std::string toml_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04X", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+// A TOML basic string in ASCII only, so that what we write we can read back (policy files are
+// refused when they hold non-ASCII bytes).
+std::string toml_string(std::string_view text) { return toml_ascii_string(text); }
 
 // The double whose shortest text is the float's shortest text, so writers print "0.8".
 double pretty(float value) { return std::strtod(format_float(value).c_str(), nullptr); }

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <variant>
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_checks.hpp"
 #include "io/text_checks.hpp"
 #include "io/toml_checked.hpp"
 #include "kvscope_version.hpp"
@@ -69,6 +71,10 @@ expected<policy_config, std::string> decode(const std::vector<entry>& entries,
         return unexpected{
             located(source, e.line, "'" + e.key + "' must be a number, got " + e.type_name)};
       }
+      // A finite double past the float range would become inf (or undefined behaviour).
+      if (std::isfinite(*number) && std::abs(*number) > std::numeric_limits<float>::max()) {
+        return unexpected{located(source, e.line, "field '" + e.key + "': number out of range")};
+      }
       config.*(field->member) = static_cast<float>(*number);
       continue;
     }
@@ -105,6 +111,10 @@ int json_key_line(std::string_view text, const std::string& key) {
 
 expected<std::vector<entry>, std::string> json_entries(std::string_view text,
                                                        std::string_view source) {
+  // Duplicate keys and numbers past a double, which nlohmann would not report as parse errors.
+  if (auto checked = check_json_document(text, source); !checked) {
+    return unexpected{checked.error()};
+  }
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text.begin(), text.end());
@@ -146,6 +156,45 @@ std::string toml_type_name(const toml::node& node) {
   }
 }
 
+// toml++ checks a number's syntax before converting it, so a conversion that fails afterwards
+// failed on its range ("'1e400' could not be interpreted as a value", "... is not representable
+// in 64 bits").
+bool toml_number_out_of_range(std::string_view description) {
+  return description.find("' could not be interpreted as a value") != std::string_view::npos ||
+         description.find("' is not representable in 64 bits") != std::string_view::npos;
+}
+
+std::string_view trim_blanks(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// The key of the `key = value` on `line` (from 1), prefixed by the [table] it is in; empty when
+// the line holds no key (a value continued from an earlier line). toml++ errors carry no key.
+std::string toml_key_at(std::string_view text, int line) {
+  std::string table;
+  std::string_view current;
+  for (int n = 1; n <= line && !text.empty(); ++n) {
+    const auto end = text.find('\n');
+    current = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    const auto trimmed = trim_blanks(current);
+    if (n < line && trimmed.starts_with('[')) {  // [table] or [[array of tables]]
+      auto name = trimmed.substr(std::min(trimmed.find_first_not_of('['), trimmed.size()));
+      table = std::string(trim_blanks(name.substr(0, name.find(']'))));
+    }
+  }
+  const auto equals = current.find('=');
+  if (equals == std::string_view::npos) return {};
+  auto key = std::string(trim_blanks(current.substr(0, equals)));
+  if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front()) {
+    key = key.substr(1, key.size() - 2);
+  }
+  if (key.empty() || key.front() == '[' || key.front() == '{') return {};
+  return table.empty() ? key : table + "." + key;
+}
+
 expected<std::vector<entry>, std::string> toml_entries(std::string_view text,
                                                        std::string_view source) {
   // Only bytes toml++ handles correctly reach it (see io/toml_checked.hpp).
@@ -154,8 +203,13 @@ expected<std::vector<entry>, std::string> toml_entries(std::string_view text,
   try {
     doc = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
-    return unexpected{located(source, static_cast<int>(e.source().begin.line),
-                              "invalid TOML: " + std::string(e.description()))};
+    const auto line = static_cast<int>(e.source().begin.line);
+    if (toml_number_out_of_range(e.description())) {
+      const std::string field = toml_key_at(text, line);
+      return unexpected{located(
+          source, line, (field.empty() ? "" : "field '" + field + "': ") + "number out of range")};
+    }
+    return unexpected{located(source, line, "invalid TOML: " + std::string(e.description()))};
   } catch (const toml_internal_error& e) {
     return unexpected{located(source, 0, std::string("invalid TOML: ") + e.what())};
   }
@@ -206,6 +260,7 @@ std::optional<config_format> config_format_from_path(const std::filesystem::path
 expected<policy_config, std::string> parse_policy_config(std::string_view text,
                                                          config_format format,
                                                          std::string_view source_name) {
+  text = strip_utf8_bom(text);  // some editors start UTF-8 files with one
   auto entries = format == config_format::json ? json_entries(text, source_name)
                                                : toml_entries(text, source_name);
   if (!entries) return unexpected{entries.error()};
@@ -220,9 +275,10 @@ expected<policy_config, std::string> read_policy_config(const std::filesystem::p
 
   auto format = config_format_from_path(path);
   if (!format) {
-    const auto first = text.find_first_not_of(" \t\r\n");
-    format = first != std::string::npos && text[first] == '{' ? config_format::json
-                                                               : config_format::toml;
+    const auto body = strip_utf8_bom(text);
+    const auto first = body.find_first_not_of(" \t\r\n");
+    format = first != std::string_view::npos && body[first] == '{' ? config_format::json
+                                                                    : config_format::toml;
   }
   return parse_policy_config(text, *format, path.string());
 }

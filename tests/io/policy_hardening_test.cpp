@@ -7,6 +7,7 @@
 #include "io/toml_checked.hpp"  // before anything else that reads toml++
 
 #include "io/policy_file.hpp"
+#include "temp_dir.hpp"
 
 namespace kvscope {
 namespace {
@@ -16,6 +17,76 @@ using namespace std::string_literals;
 std::string error_of(std::string_view text, config_format format, std::string_view source) {
   const auto r = parse_policy_config(text, format, source);
   return r ? "(parsed)" : r.error();
+}
+
+// --- Numbers out of range: an error naming the field, never an exception or inf ---------------
+
+TEST(PolicyNumbers, PastADoubleInJson) {
+  // nlohmann throws out_of_range (not a parse error) for these.
+  EXPECT_EQ(error_of("{\"q8_threshold\": 1e400}", config_format::json, "p.json"),
+            "p.json:1: field 'q8_threshold': number out of range");
+  EXPECT_EQ(error_of("{\n  \"hysteresis\": -1e400\n}", config_format::json, "p.json"),
+            "p.json:2: field 'hysteresis': number out of range");
+  const std::string huge_integer = "1" + std::string(400, '0');
+  EXPECT_EQ(error_of("{\"ewma_alpha\": " + huge_integer + "}", config_format::json, "p.json"),
+            "p.json:1: field 'ewma_alpha': number out of range");
+  EXPECT_EQ(error_of("{\"provenance\": {\"metrics\": {\"m\": [1, 1e999]}}}", config_format::json,
+                     "p.json"),
+            "p.json:1: field 'provenance.metrics.m[1]': number out of range");
+}
+
+TEST(PolicyNumbers, PastADoubleOrAnInt64InToml) {
+  EXPECT_EQ(error_of("q8_threshold = 1e400\n", config_format::toml, "p.toml"),
+            "p.toml:1: field 'q8_threshold': number out of range");
+  EXPECT_EQ(error_of("q8_threshold = 0.8\nq4_threshold = 99999999999999999999999\n",
+                     config_format::toml, "p.toml"),
+            "p.toml:2: field 'q4_threshold': number out of range");
+  EXPECT_EQ(error_of("q8_threshold = 0.8\n\n[provenance]\nbudget_bytes = -1e999\n",
+                     config_format::toml, "p.toml"),
+            "p.toml:4: field 'provenance.budget_bytes': number out of range");
+}
+
+TEST(PolicyNumbers, FiniteButPastAFloat) {
+  // 3.5e38 is a fine double but no float: it must not quietly become inf.
+  EXPECT_EQ(error_of("{\"q8_threshold\": 3.5e38}", config_format::json, "p.json"),
+            "p.json:1: field 'q8_threshold': number out of range");
+  EXPECT_EQ(error_of("hysteresis = -3.5e38\n", config_format::toml, "p.toml"),
+            "p.toml:1: field 'hysteresis': number out of range");
+  // inf itself is a value TOML can spell; the range check of the config refuses it.
+  EXPECT_EQ(error_of("q8_threshold = inf\n", config_format::toml, "p.toml"),
+            "p.toml: invalid kv-cache policy configuration: q8_threshold must be in [0.0, 1.0]");
+}
+
+// --- Byte-order marks are skipped; keys given twice are refused --------------------------------
+
+TEST(PolicyText, ByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  for (const auto& [format, text] :
+       {std::pair{config_format::json, bom + "{\"q8_threshold\": 0.7}\n"},
+        std::pair{config_format::toml, bom + "q8_threshold = 0.7\n"}}) {
+    const auto r = parse_policy_config(text, format, "p");
+    ASSERT_TRUE(r.has_value()) << r.error();
+    EXPECT_EQ(r->q8_threshold, 0.7f);
+  }
+  // With no extension the first character picks the format: the mark must not hide the '{'.
+  test::temp_dir dir;
+  const auto path = dir.file("policy");
+  test::write_text(path, bom + "{\"q4_threshold\": 0.9}\n");
+  const auto r = read_policy_config(path);
+  ASSERT_TRUE(r.has_value()) << r.error();
+  EXPECT_EQ(r->q4_threshold, 0.9f);
+}
+
+TEST(PolicyText, DuplicateJsonKeyIsRefusedByName) {
+  EXPECT_EQ(error_of("{\"q8_threshold\": 0.9, \"q8_threshold\": 0.8}", config_format::json, "p.json"),
+            "p.json: duplicate key 'q8_threshold'");
+  EXPECT_EQ(error_of("{\"provenance\": {\"load\": \"a\", \"load\": \"b\"}}", config_format::json,
+                     "p.json"),
+            "p.json: duplicate key 'provenance.load'");
+  // The same key in different objects is fine.
+  EXPECT_TRUE(parse_policy_config("{\"provenance\": {\"metrics\": {\"provenance\": 1}}}",
+                                  config_format::json, "p.json")
+                  .has_value());
 }
 
 // --- TOML: bytes toml++ 3.3.0 mishandles never reach it; its own checks become errors ---------

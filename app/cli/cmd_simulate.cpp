@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -18,6 +19,7 @@
 #include "load/load_error.hpp"
 #include "load_options.hpp"
 #include "memory/model_shape.hpp"
+#include "output_checks.hpp"
 #include "util/atomic_write.hpp"
 #include "util/byte_size.hpp"
 
@@ -44,6 +46,13 @@ struct simulate_options {
   engine_options engine;
   output_options out;
 };
+
+// The outputs of output_options, but --summary-json '-', which is stdout.
+std::vector<named_path> outputs_of(const output_options& o) {
+  std::vector<named_path> out{{"--metrics", o.metrics_path}};
+  if (o.summary_json_path != "-") out.push_back({"--summary-json", o.summary_json_path});
+  return out;
+}
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -127,6 +136,14 @@ int run_to_end(const std::function<std::unique_ptr<engine>(
 }
 
 int run_simulate(simulate_options& o) {
+  // Before anything is read, written or run: no output may be unwritable or replace an input.
+  auto outputs = outputs_of(o.out);
+  outputs.push_back({"--session", o.session_path});
+  const std::string trace = o.load.spec.starts_with("gen:") ? std::string() : o.load.spec;
+  if (auto problem = check_outputs(outputs, {{"--load", trace}, {"--policy", o.policy_path}})) {
+    print_error(*problem);
+    return exit_bad_input;
+  }
   auto& e = o.engine;
   const auto budget = parse_byte_size(o.budget);
   if (!budget) {
@@ -242,6 +259,12 @@ void add_replay_command(CLI::App& root, int& exit_code) {
     auto s = read_session(*path);
     if (!s) {
       print_error(s.error());
+      exit_code = exit_bad_input;
+      return;
+    }
+    const std::string trace = s->load_spec.starts_with("gen:") ? std::string() : s->load_spec;
+    if (auto problem = check_outputs(outputs_of(*out), {{"--session", *path}, {"load", trace}})) {
+      print_error(*problem);
       exit_code = exit_bad_input;
       return;
     }

@@ -305,7 +305,9 @@ std::string serialize_policy_config(const policy_config& c, config_format format
       p["metrics"] = nlohmann::ordered_json::object();
       for (const auto& [name, value] : provenance->metrics) p["metrics"][name] = value;
     }
-    return doc.dump(2) + "\n";
+    // Provenance strings come from paths and names, which need not be UTF-8: nlohmann would
+    // throw; bytes that are not UTF-8 become U+FFFD, as in the TOML writer.
+    return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   }
   // Written by hand: toml++ prints doubles with 17 digits, and the order should be the documented one.
   std::ostringstream out;

@@ -136,5 +136,19 @@ TEST(PolicyToml, WriterEscapesNonAsciiSoWhatItWritesItReads) {
   EXPECT_EQ(doc["provenance"]["metrics"]["\xCE\xB1lpha"].value_or(0.0), 0.5);
 }
 
+TEST(PolicyJson, WriterReplacesBytesThatAreNotUtf8) {
+  // Found by fuzz_policy: a provenance string cut inside a UTF-8 sequence made nlohmann throw.
+  policy_provenance p;
+  p.load = "/traces/latin1-\xE9t\xE9.csv";
+  p.model = "\xBB\xBF";
+  const auto text = serialize_policy_config(policy_config{}, config_format::json, &p);
+  EXPECT_NE(text.find("\"load\": \"/traces/latin1-\xEF\xBF\xBDt\xEF\xBF\xBD.csv\""),
+            std::string::npos)
+      << text;
+  const auto back = parse_policy_config(text, config_format::json, "mem.json");
+  ASSERT_TRUE(back.has_value()) << back.error();
+  EXPECT_EQ(*back, policy_config{});
+}
+
 }  // namespace
 }  // namespace kvscope

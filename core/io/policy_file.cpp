@@ -243,6 +243,23 @@ std::string toml_float(double value) {
 // refused when they hold non-ASCII bytes).
 std::string toml_string(std::string_view text) { return toml_ascii_string(text); }
 
+// Each metric name once, with its last value, at its first place: what nlohmann's JSON object
+// makes of them. A TOML table with a key twice would not read back.
+std::vector<std::pair<std::string, double>> unique_metrics(
+    const std::vector<std::pair<std::string, double>>& metrics) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& metric : metrics) {
+    const auto it = std::find_if(out.begin(), out.end(),
+                                 [&](const auto& m) { return m.first == metric.first; });
+    if (it == out.end()) {
+      out.push_back(metric);
+    } else {
+      it->second = metric.second;
+    }
+  }
+  return out;
+}
+
 // The double whose shortest text is the float's shortest text, so writers print "0.8".
 double pretty(float value) { return std::strtod(format_float(value).c_str(), nullptr); }
 
@@ -325,7 +342,7 @@ std::string serialize_policy_config(const policy_config& c, config_format format
         << "model = " << toml_string(provenance->model) << "\n"
         << "budget_bytes = " << provenance->budget_bytes << "\n"
         << "\n[provenance.metrics]\n";
-    for (const auto& [name, value] : provenance->metrics) {
+    for (const auto& [name, value] : unique_metrics(provenance->metrics)) {
       out << toml_string(name) << " = " << toml_float(value) << "\n";
     }
   }

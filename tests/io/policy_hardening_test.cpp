@@ -150,5 +150,21 @@ TEST(PolicyJson, WriterReplacesBytesThatAreNotUtf8) {
   EXPECT_EQ(*back, policy_config{});
 }
 
+TEST(PolicyProvenance, MetricNamedTwiceIsWrittenOnceWithItsLastValue) {
+  // Found by fuzz_policy: the TOML writer wrote the key twice, which no TOML reader accepts.
+  policy_provenance p;
+  p.metrics = {{"peak_usage", 1.5}, {"preemptions", 3}, {"peak_usage", 0.25}};
+  for (auto format : {config_format::json, config_format::toml}) {
+    const auto text = serialize_policy_config(policy_config{}, format, &p);
+    const auto back = parse_policy_config(text, format, "mem");
+    ASSERT_TRUE(back.has_value()) << back.error() << "\n" << text;
+    const auto first = text.find("peak_usage");
+    ASSERT_NE(first, std::string::npos) << text;
+    EXPECT_EQ(text.find("peak_usage", first + 1), std::string::npos) << text;
+    EXPECT_LT(first, text.find("preemptions")) << text;
+    EXPECT_NE(text.find("0.25"), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace kvscope

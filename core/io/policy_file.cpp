@@ -243,18 +243,20 @@ std::string toml_float(double value) {
 // refused when they hold non-ASCII bytes).
 std::string toml_string(std::string_view text) { return toml_ascii_string(text); }
 
-// Each metric name once, with its last value, at its first place: what nlohmann's JSON object
-// makes of them. A TOML table with a key twice would not read back.
+// Each metric name once (as valid UTF-8), with its last value, at its first place. A table with
+// a key twice would not read back, and names that differ only in bytes that are not UTF-8 are
+// one name once those bytes are U+FFFD.
 std::vector<std::pair<std::string, double>> unique_metrics(
     const std::vector<std::pair<std::string, double>>& metrics) {
   std::vector<std::pair<std::string, double>> out;
-  for (const auto& metric : metrics) {
+  for (const auto& [raw_name, value] : metrics) {
+    std::string name = valid_utf8(raw_name);
     const auto it = std::find_if(out.begin(), out.end(),
-                                 [&](const auto& m) { return m.first == metric.first; });
+                                 [&](const auto& m) { return m.first == name; });
     if (it == out.end()) {
-      out.push_back(metric);
+      out.emplace_back(std::move(name), value);
     } else {
-      it->second = metric.second;
+      it->second = value;
     }
   }
   return out;
@@ -315,16 +317,15 @@ std::string serialize_policy_config(const policy_config& c, config_format format
     if (provenance) {
       auto& p = doc["provenance"];
       p["tool"] = "kvscope";
-      p["tool_version"] = tool_version;
-      p["load"] = provenance->load;
-      p["model"] = provenance->model;
+      // Paths and names need not be UTF-8, JSON must (nlohmann's dump would throw).
+      p["tool_version"] = valid_utf8(tool_version);
+      p["load"] = valid_utf8(provenance->load);
+      p["model"] = valid_utf8(provenance->model);
       p["budget_bytes"] = provenance->budget_bytes;
       p["metrics"] = nlohmann::ordered_json::object();
-      for (const auto& [name, value] : provenance->metrics) p["metrics"][name] = value;
+      for (const auto& [name, value] : unique_metrics(provenance->metrics)) p["metrics"][name] = value;
     }
-    // Provenance strings come from paths and names, which need not be UTF-8: nlohmann would
-    // throw; bytes that are not UTF-8 become U+FFFD, as in the TOML writer.
-    return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return doc.dump(2) + "\n";
   }
   // Written by hand: toml++ prints doubles with 17 digits, and the order should be the documented one.
   std::ostringstream out;

@@ -61,6 +61,27 @@ expected<void, std::string> check_policy_ascii(std::string_view text, std::strin
   return {};
 }
 
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      out += text[i++];
+      continue;
+    }
+    char32_t cp = 0;
+    const std::size_t length = decode_utf8(text, i, cp);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
 std::string toml_ascii_string(std::string_view text) {
   std::string out = "\"";
   char buf[16];

@@ -84,7 +84,8 @@ void check_policy_round_trip(const policy_config& config, std::string_view text)
   policy_provenance provenance;
   provenance.load = std::string(text.substr(0, 64));
   provenance.model = std::string(text.substr(text.size() / 2, 32));
-  provenance.metrics = {{provenance.model, 1.5}, {"peak_usage", 0.25}};
+  provenance.metrics = {{provenance.model, 1.5}, {"peak_usage", 0.25},
+                        {std::string(text.substr(0, 8)), 2.5}};
   for (auto format : {config_format::json, config_format::toml}) {
     const policy_provenance* with = &provenance;
     for (const policy_provenance* p : {static_cast<const policy_provenance*>(nullptr), with}) {

@@ -166,5 +166,18 @@ TEST(PolicyProvenance, MetricNamedTwiceIsWrittenOnceWithItsLastValue) {
   }
 }
 
+TEST(PolicyProvenance, NamesDifferingOnlyInBytesThatAreNotUtf8AreOneName) {
+  // Both bytes become U+FFFD: written as two keys, the document would not read back.
+  policy_provenance p;
+  p.metrics = {{"m\xFF", 1.5}, {"m\xFE", 2.5}};
+  for (auto format : {config_format::json, config_format::toml}) {
+    const auto text = serialize_policy_config(policy_config{}, format, &p);
+    const auto back = parse_policy_config(text, format, "mem");
+    ASSERT_TRUE(back.has_value()) << back.error() << "\n" << text;
+    EXPECT_EQ(text.find("1.5"), std::string::npos) << text;
+    EXPECT_NE(text.find("2.5"), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace kvscope

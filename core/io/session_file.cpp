@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_checks.hpp"
 #include "io/policy_file.hpp"
+#include "io/text_checks.hpp"
 #include "run/option_table.hpp"
 #include "util/atomic_write.hpp"
 
@@ -174,6 +176,11 @@ std::string session_to_json(const run_description& s) {
 }
 
 expected<run_description, std::string> session_from_json(std::string_view text, std::string_view source) {
+  text = strip_utf8_bom(text);
+  // Duplicate keys and numbers past a double, which nlohmann would not report as parse errors.
+  if (auto checked = check_json_document(text, source); !checked) {
+    return unexpected{checked.error()};
+  }
   json j;
   try {
     j = json::parse(text.begin(), text.end());

@@ -18,6 +18,7 @@
 #include "io/bench_table.hpp"
 #include "load/load_error.hpp"
 #include "load/vllm_bench.hpp"
+#include "output_checks.hpp"
 #include "run/calibration_fit.hpp"
 #include "run/run_service.hpp"
 #include "run_option_flags.hpp"
@@ -202,6 +203,13 @@ void add_calibrate(CLI::App& root, int& exit_code) {
     base.budget_bytes = 0;
     if (auto applied = o->flags.apply(base); !applied) {
       print_error(applied.error());
+      exit_code = exit_bad_input;
+      return;
+    }
+    std::vector<named_path> inputs;
+    for (const auto& file : o->measured) inputs.push_back({"--measured", file});
+    if (auto problem = check_outputs({{"--out", o->out}}, inputs)) {
+      print_error(*problem);
       exit_code = exit_bad_input;
       return;
     }

@@ -17,6 +17,7 @@
 #include "io/toml_checked.hpp"
 #include "kvscope_version.hpp"
 #include "util/atomic_write.hpp"
+#include "util/text_file.hpp"
 
 namespace kvscope {
 namespace {
@@ -287,10 +288,9 @@ expected<policy_config, std::string> parse_policy_config(std::string_view text,
 }
 
 expected<policy_config, std::string> read_policy_config(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return unexpected{path.string() + ": read failed"};
+  auto read = read_text_file(path);
+  if (!read) return unexpected{read.error()};
+  std::string text = std::move(*read);
 
   auto format = config_format_from_path(path);
   if (!format) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/text_file.hpp"
 #include "load/random.hpp"
 
 namespace kvscope {
@@ -170,10 +171,9 @@ expected<vllm_bench_result, std::string> parse_vllm_bench(std::string_view text,
 }
 
 expected<vllm_bench_result, std::string> read_vllm_bench(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return parse_vllm_bench(text, path.string());
+  auto text = read_text_file(path);
+  if (!text) return unexpected{text.error()};
+  return parse_vllm_bench(*text, path.string());
 }
 
 std::unique_ptr<request_source> make_vllm_bench_load(const vllm_bench_result& result, std::uint64_t seed) {

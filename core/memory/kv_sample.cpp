@@ -12,6 +12,7 @@
 
 #include "quant/kernels.hpp"
 #include "quant/tier_layout.hpp"
+#include "util/text_file.hpp"
 
 namespace kvscope {
 namespace {
@@ -147,10 +148,9 @@ expected<kv_sample, std::string> parse_kv_sample(std::string_view bytes, std::st
 }
 
 expected<kv_sample, std::string> read_kv_sample(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return parse_kv_sample(bytes, path.string());
+  auto bytes = read_text_file(path);
+  if (!bytes) return unexpected{bytes.error()};
+  return parse_kv_sample(*bytes, path.string());
 }
 
 std::array<double, 4> attention_error_factors_of(const kv_sample& s) {

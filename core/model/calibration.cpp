@@ -1,4 +1,5 @@
 #include "model/calibration.hpp"
+#include "util/text_file.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -93,10 +94,9 @@ expected<calibration, std::string> parse_calibration(std::string_view text_in, s
 }
 
 expected<calibration, std::string> read_calibration(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  const std::string content{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return parse_calibration(content, path.string());
+  auto text = read_text_file(path);
+  if (!text) return unexpected{text.error()};
+  return parse_calibration(*text, path.string());
 }
 
 }  // namespace kvscope

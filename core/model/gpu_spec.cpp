@@ -123,7 +123,7 @@ expected<gpu_spec, std::string> parse_gpu_spec(std::string_view text, std::strin
 }
 
 expected<gpu_spec, std::string> read_gpu_spec(const std::filesystem::path& path) {
-  auto text = detail::read_text_file(path);
+  auto text = read_text_file(path);
   if (!text) return unexpected{std::move(text).error()};
   return parse_gpu_spec(*text, path.string());
 }

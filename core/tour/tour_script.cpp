@@ -12,6 +12,7 @@
 #include "load/open_load.hpp"
 #include "run/option_table.hpp"
 #include "tour/tour_state.hpp"
+#include "util/text_file.hpp"
 
 namespace kvscope {
 namespace {
@@ -352,10 +353,9 @@ expected<tour_script, std::string> parse_tour_script(std::string_view text, std:
 }
 
 expected<tour_script, std::string> read_tour_script(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return parse_tour_script(text, path.string());
+  auto text = read_text_file(path);
+  if (!text) return unexpected{text.error()};
+  return parse_tour_script(*text, path.string());
 }
 
 tour_script builtin_tour() {

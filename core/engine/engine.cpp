@@ -310,12 +310,11 @@ step_work engine::measure_work(const step_plan& plan) const {
     const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
     w.context_token_reads += (b * (b + 1) - a * (a + 1)) / 2;
   }
-  const auto usage = cache_->pool().usage();
+  const auto& references = cache_->pool().references();
   for (precision p : all_precisions) {
     const int l = ordinal(p);
-    const auto& layout = cache_->pool().layout(p);
-    w.kv_bytes_read_by_level[l] = usage.tiers[l].references * layout.total_bytes();
-    w.kv_token_reads_by_level[l] = usage.tiers[l].references * options_.block_size;
+    w.kv_bytes_read_by_level[l] = references[l] * cache_->pool().layout(p).total_bytes();
+    w.kv_token_reads_by_level[l] = references[l] * options_.block_size;
   }
   w.kv_bytes_written = w.tokens * shape_.values_per_token() * 2;  // new tokens land at fp16
   return w;

@@ -32,7 +32,7 @@ engine_options bench_defaults() {
 }
 
 struct bench_sweep_options {
-  std::string load = "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=400,seed=11";
+  std::string load = "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=4000,seed=11";
   std::string grid = "q8_threshold=0.6,0.8 ewma_alpha=0.1,0.5 hysteresis=0.02,0.08";
   run_option_flags flags;
   unsigned jobs = 0;

@@ -68,6 +68,12 @@ int run_sweep(const sweep_options& o) {
   const interrupt_guard guard;
   std::optional<mpi_session> mpi;
   if (world > 1) mpi.emplace();
+  if (mpi && mpi->size() != world) {
+    // Every task would run the whole sweep: refuse rather than do the work `world` times.
+    print_error("started as one of " + std::to_string(world) + " tasks, but MPI sees " + std::to_string(mpi->size()) +
+                " ranks: launch with mpirun (or srun --mpi=pmix), or use --shard K/N");
+    return exit_bad_input;
+  }
   if (mpi && mpi->rank() != 0) {
     const auto error = serve_sweep(*mpi, *base, *plan, interrupt_guard::flag());
     return error.empty() ? exit_ok : exit_runtime_failure;
@@ -110,7 +116,8 @@ int run_sweep(const sweep_options& o) {
     return exit_runtime_failure;
   }
   if (!o.quiet) {
-    const std::string where = mpi ? std::to_string(mpi->size() - 1) + " worker ranks" : std::to_string(jobs) + (jobs == 1 ? " job" : " jobs");
+    const std::size_t workers = mpi ? static_cast<std::size_t>(mpi->size() - 1) : jobs;
+    const std::string where = std::to_string(workers) + (mpi ? " worker rank" : " job") + (workers == 1 ? "" : "s");
     std::fprintf(stderr, "sweep: %zu configs run in %.2f s (%.2f configs/s) on %s%s; %zu rows in %s\n", ran, elapsed,
                  elapsed > 0 ? static_cast<double>(ran) / elapsed : 0.0, where.c_str(),
                  before ? (", " + std::to_string(before) + " from before").c_str() : "", file.size(), o.out.c_str());

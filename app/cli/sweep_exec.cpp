@@ -39,8 +39,8 @@ sweep_exec_outcome run_sweep_local(const run_description& base, const sweep_plan
 }
 
 int launcher_world_size() {
-  // Open MPI's mpirun, then the PMI of MPICH's hydra and Slurm's srun.
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+  // Open MPI's mpirun, the PMI of MPICH's hydra and of Slurm, then any srun job step.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"}) {
     if (const char* v = std::getenv(name)) {
       const int n = std::atoi(v);
       if (n > 0) return n;

@@ -1,6 +1,8 @@
 #include "sweep/config_apply.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <stdexcept>
 
 #include "io/policy_file.hpp"
@@ -17,6 +19,18 @@ const option_spec* find_sweep_option(std::string_view name) {
 }
 
 bool replaces_policy(std::string_view name) { return name == "preset" || name == "policy"; }
+
+// rate_scale=2: the load's requests arrive twice as fast (arrival times halved).
+expected<void, std::string> apply_rate_scale(run_description& run, const std::string& text) {
+  double factor = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), factor);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty() || !(factor > 0) ||
+      !std::isfinite(factor)) {
+    return unexpected{"rate_scale: expected a positive number (2 = arrivals twice as fast), got '" + text + "'"};
+  }
+  run.arrival_time_scale = 1 / factor;
+  return {};
+}
 
 expected<void, std::string> apply_setting(run_description& run, const sweep_setting& s) {
   const std::string who = s.name + ": ";
@@ -36,8 +50,9 @@ expected<void, std::string> apply_setting(run_description& run, const sweep_sett
     run.options.policy = *config;
     return {};
   }
+  if (s.name == "rate_scale") return apply_rate_scale(run, s.value);
   const auto* spec = find_sweep_option(s.name);
-  if (!spec) return unexpected{"unknown option '" + s.name + "' (an option of simulate --help by its flag or key, or preset, policy)"};
+  if (!spec) return unexpected{"unknown option '" + s.name + "' (an option of simulate --help by its flag or key, or preset, policy, rate_scale)"};
   // A flag typed as --no-<name> on the command line (prefix_caching) takes true or false here.
   auto value = parse_option_text(*spec, s.value);
   if (!value) return unexpected{who + value.error()};
@@ -52,8 +67,6 @@ bool is_policy_setting(std::string_view name) {
   const auto* spec = find_sweep_option(name);
   return spec && spec->key.empty();
 }
-
-bool is_sweep_name(std::string_view name) { return replaces_policy(name) || find_sweep_option(name); }
 
 expected<void, std::string> apply_config(run_description& run, const sweep_config& config) {
   for (int pass = 0; pass < 2; ++pass) {

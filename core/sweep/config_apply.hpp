@@ -1,8 +1,9 @@
 #pragma once
 // A sweep config applied over a base run. A setting's name is an option of the option table
 // (run/option_table.hpp) by its flag or its key, with '_' accepted for '-' (q8_threshold is
-// --q8-threshold), or `preset` (a policy preset) or `policy` (a policy config file): those two
-// replace the whole policy first, then the other settings apply in the config's order.
+// --q8-threshold), `preset` (a policy preset) or `policy` (a policy config file) — those two
+// replace the whole policy first, then the other settings apply in the config's order — or
+// `rate_scale` (the load's arrival rate times this: run_description::arrival_time_scale).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,9 +13,6 @@
 #include "util/expected.hpp"
 
 namespace kvscope {
-
-// True when `name` is something a config may set.
-bool is_sweep_name(std::string_view name);
 
 // True when `name` sets (part of) the policy, which a policy config file holds: preset, policy
 // and the policy's fields (the options without a session key of their own).

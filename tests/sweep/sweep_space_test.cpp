@@ -74,6 +74,12 @@ TEST(SweepSpace, ConfigsApplyThroughTheOptionTable) {
   ASSERT_TRUE(apply_config(run, {{"hysteresis", "0.1"}, {"preset", "aggressive"}}));
   EXPECT_EQ(run.options.policy.q8_threshold, policy_preset("aggressive")->q8_threshold);
   EXPECT_EQ(run.options.policy.hysteresis, 0.1f);
+  // rate_scale: the load's arrivals, faster or slower.
+  run = base;
+  ASSERT_TRUE(apply_config(run, {{"rate_scale", "4"}}));
+  EXPECT_EQ(run.arrival_time_scale, 0.25);
+  EXPECT_FALSE(apply_config(run, {{"rate_scale", "0"}}));
+  EXPECT_FALSE(apply_config(run, {{"rate_scale", "fast"}}));
   EXPECT_TRUE(is_policy_setting("ewma_alpha"));
   EXPECT_FALSE(is_policy_setting("budget"));
 }

@@ -62,7 +62,21 @@ std::string axis_label(const objective& o) {
   return label + (o.dir == direction::maximize ? ", higher is better" : ", lower is better");
 }
 
-void print_table(const csv_table& table, const std::vector<std::size_t>& columns, const std::vector<std::size_t>& rows) {
+// A metric cell for people: six significant digits (--json keeps every digit).
+std::string readable(const std::string& cell) {
+  const auto v = number_of(cell);
+  if (!v || cell.find_first_of(".eE") == std::string::npos) return cell;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", *v);
+  return buf;
+}
+
+void print_table(csv_table table, const std::vector<std::size_t>& columns, const std::vector<std::size_t>& rows) {
+  for (auto r : rows) {
+    for (auto c : columns) {
+      if (is_metric_column(table.header[c])) table.rows[r][c] = readable(table.rows[r][c]);
+    }
+  }
   std::vector<std::size_t> width(columns.size());
   for (std::size_t c = 0; c < columns.size(); ++c) {
     width[c] = table.header[columns[c]].size();

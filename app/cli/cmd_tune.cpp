@@ -129,12 +129,17 @@ int run_tune(const tune_options& o) {
   }
 
   const auto chosen = config_at(problem, result.best);
-  std::cout << "search     " << o.search << ": " << result.trials.size() << " of " << result.grid_size
+  std::cout << "search      " << o.search << ": " << result.trials.size() << " of " << result.grid_size
             << " configs run (" << engine_runs.load() << " engine runs)\n";
-  std::cout << "best       config " << result.best_index << (chosen.empty() ? "" : ": " + describe(chosen)) << '\n';
-  std::cout << "score      " << score_text(problem, result.score) << '\n';
+  std::cout << "best        config " << result.best_index << (chosen.empty() ? "" : ": " + describe(chosen)) << '\n';
+  std::cout << "score       " << score_text(problem, result.score) << '\n';
+  if (!result.score.figures.empty()) {
+    std::string figures;
+    for (const auto& [key, value] : result.score.figures) figures += (figures.empty() ? "" : ", ") + key + " " + number(value);
+    std::cout << (capacity ? "at capacity " : "figures     ") << figures << '\n';
+  }
   if (capacity) {
-    std::cout << "capacity   " << number(result.score.objective) << " requests/s with SLO attainment >= "
+    std::cout << "capacity    " << number(result.score.objective) << " requests/s with SLO attainment >= "
               << number(o.capacity.target) << " (" << base->options.slo << "); the load itself arrives at "
               << number(facts.rate()) << " requests/s\n";
   }
@@ -159,12 +164,12 @@ int run_tune(const tune_options& o) {
       print_error(r.error());
       return exit_runtime_failure;
     }
-    std::cout << "wrote      " << o.out << " (policy: " << describe(best_run.options.policy) << ") and "
+    std::cout << "wrote       " << o.out << " (policy: " << describe(best_run.options.policy) << ") and "
               << provenance_path(o.out).string() << '\n';
     for (const auto& s : chosen) {
       // Options outside the policy are not in a policy file: say so rather than drop them silently.
       if (!is_policy_setting(s.name)) {
-        std::cout << "note       " << s.name << "=" << s.value
+        std::cout << "note        " << s.name << "=" << s.value
                   << " is a run option, not a policy field: the provenance records it, the policy file cannot\n";
       }
     }

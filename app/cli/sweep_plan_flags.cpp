@@ -13,7 +13,8 @@ namespace kvscope::cli {
 void sweep_plan_flags::add_to(CLI::App& cmd) {
   auto* g = cmd.add_option("--grid", grid,
                            "Axes: 'q8_threshold=0.6,0.8 ewma_alpha=0.1:0.5:0.2 ...' (any simulate option by flag or "
-                           "key, '_' for '-'; preset; policy FILE); the cartesian product, last axis fastest")
+                           "key, '_' for '-'; preset; policy FILE; rate_scale X: arrivals X times as fast); the "
+                           "cartesian product, last axis fastest")
                 ->type_name("AXES");
   auto* c = cmd.add_option("--configs", configs_path, "File of configs, one per line: 'name=value name=value ...'")
                 ->check(CLI::ExistingFile);

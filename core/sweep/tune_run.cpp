@@ -11,10 +11,16 @@
 namespace kvscope {
 namespace {
 
+// What a capacity planner reads of a run beside the objective and the constraints.
+constexpr std::string_view figure_keys[] = {"goodput_rps",        "slo_attainment",     "attention_error_exposure",
+                                            "latency.ttft_s.p99", "latency.tpot_s.p99", "preemptions",
+                                            "transitions_per_hour"};
+
 tune_score score_of(const tune_problem& problem, const run_summary& summary, double objective) {
   tune_score score;
   score.objective = objective;
   for (const auto& c : problem.constraints) score.constraint_values.push_back(*summary_number(summary, c.key));
+  for (auto key : figure_keys) score.figures.emplace_back(key, *summary_number(summary, key));
   return score;
 }
 
@@ -83,6 +89,7 @@ tune_evaluator make_tune_evaluator(const run_description& base, const tune_probl
       // No rate passed: nothing was measured at capacity, so no constraint is known to hold.
       if (best_factor == 0) {
         for (auto& v : scores[i].constraint_values) v = NAN;
+        scores[i].figures.clear();
       }
       scores[i].detail = format("bracket %.4g..%.4g requests/s, %zu runs", found.low * options.load_rate,
                                 found.high * options.load_rate, found.probes.size());

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sweep/objective.hpp"
@@ -32,6 +33,8 @@ struct tune_score {
   std::vector<double> constraint_values;  // in the problem's constraint order
   std::string detail;  // how the objective was found, for people (a capacity search's bracket)
   std::string invalid;  // why the config cannot run (then it was not run and is never feasible)
+  // Service figures of the run scored (at capacity, for a capacity search), for people.
+  std::vector<std::pair<std::string, double>> figures;
 };
 
 // A point of the grid: one value index per axis.

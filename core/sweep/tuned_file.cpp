@@ -27,6 +27,8 @@ json score_json(const tune_problem& problem, const tune_score& score) {
   for (std::size_t i = 0; i < problem.constraints.size(); ++i) {
     j[problem.constraints[i].key] = number(score.constraint_values[i]);
   }
+  if (!score.detail.empty()) j["detail"] = score.detail;
+  if (!score.invalid.empty()) j["invalid"] = score.invalid;
   return j;
 }
 
@@ -54,7 +56,9 @@ std::string provenance_json(const tune_problem& problem, const tune_result& resu
   j["chosen"] = {{"index", result.best_index},
                  {"config", config_json(config_at(problem, result.best))},
                  {"feasible", result.feasible},
-                 {"score", score_json(problem, result.score)}};
+                 {"score", score_json(problem, result.score)},
+                 {"figures", json::object()}};
+  for (const auto& [key, value] : result.score.figures) j["chosen"]["figures"][key] = number(value);
   j["search"] = {{"method", p.method},
                  {"axes", json::object()},
                  {"grid_configs", result.grid_size},

@@ -219,7 +219,7 @@ TEST(CliTune, WritesAValidConfigThatBeatsEveryFeasibleGridPoint) {
                            "attention_error_exposure<=0.05", "--out", dir.file("tuned.json")});
   auto r = run_process(tune);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("search     descent: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("search      descent: "), std::string::npos) << r.out;
   EXPECT_EQ(run_process({cli_path(), "validate", dir.file("tuned.json")}).exit_code, 0);
   const auto config = nlohmann::json::parse(slurp(dir.file("tuned.json")));
   EXPECT_FALSE(config.contains("provenance"));  // the reference's exact format
@@ -285,9 +285,9 @@ TEST(CliTune, CapacityObjectiveFindsAKnownCapacityWithinTwoPercent) {
   const auto r = run_process({cli_path(), "tune", "--load", dir.file("constant.jsonl"), "--model", "tiny", "--budget",
                               "16MiB", "--max-num-seqs", "1", "--slo", "e2e=0.15", "--objective", "max:capacity_rps"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto at = r.out.find("capacity   ");
+  const auto at = r.out.find("capacity    ");
   ASSERT_NE(at, std::string::npos) << r.out;
-  const double capacity = std::stod(r.out.substr(at + 11));
+  const double capacity = std::stod(r.out.substr(at + 12));
   const double truth = 1 / ((10e-3 + 100 * 40e-6) + 9 * (10e-3 + 80e-6));
   EXPECT_NEAR(capacity / truth, 1.0, 0.02) << r.out;
   // Without an SLO there is no capacity to find.

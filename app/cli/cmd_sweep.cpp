@@ -96,7 +96,7 @@ int run_sweep(const sweep_options& o) {
   const std::size_t before = file.size();
   const unsigned jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   sweep_sink sink(file, *plan, todo.size(), o.verbose);
-  const auto outcome = mpi ? coordinate_sweep(*mpi, *plan, todo, sink, interrupt_guard::flag())
+  const auto outcome = mpi ? coordinate_sweep(*mpi, todo, sink, interrupt_guard::flag())
                            : run_sweep_local(*base, *plan, todo, jobs, sink, interrupt_guard::flag());
   if (status != exit_ok) return status;  // the other ranks have been released
   if (auto r = sink.finish(); !r) {

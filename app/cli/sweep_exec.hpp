@@ -48,8 +48,7 @@ class mpi_session {
 
 // Rank 0: hands out `todo` to the other ranks as they ask and puts their rows into `sink`;
 // returns once every other rank has been told to stop (at once when `todo` is empty).
-sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const sweep_plan& plan,
-                                    const std::vector<std::size_t>& todo, sweep_sink& sink,
+sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const std::vector<std::size_t>& todo, sweep_sink& sink,
                                     const std::atomic<bool>& interrupt);
 // Every other rank: asks rank 0 for configs and runs them until told to stop. Returns the first
 // error of its own runs ("" when none).

@@ -60,10 +60,8 @@ mpi_session::mpi_session() {
 
 mpi_session::~mpi_session() { MPI_Finalize(); }
 
-sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const sweep_plan& plan,
-                                    const std::vector<std::size_t>& todo, sweep_sink& sink,
+sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const std::vector<std::size_t>& todo, sweep_sink& sink,
                                     const std::atomic<bool>& interrupt) {
-  (void)plan;
   sweep_exec_outcome outcome;
   std::deque<std::size_t> queue(todo.begin(), todo.end());
   int working = mpi.size() - 1;
@@ -141,8 +139,8 @@ std::string serve_sweep(const mpi_session& mpi, const run_description& base, con
 bool built_with_mpi() { return false; }
 mpi_session::mpi_session() = default;
 mpi_session::~mpi_session() = default;
-sweep_exec_outcome coordinate_sweep(const mpi_session&, const sweep_plan&, const std::vector<std::size_t>&,
-                                    sweep_sink&, const std::atomic<bool>&) {
+sweep_exec_outcome coordinate_sweep(const mpi_session&, const std::vector<std::size_t>&, sweep_sink&,
+                                    const std::atomic<bool>&) {
   return {false, "kvscope-cli was built without MPI"};
 }
 std::string serve_sweep(const mpi_session&, const run_description&, const sweep_plan&, const std::atomic<bool>&) {

@@ -12,6 +12,7 @@ set(rank_engine 5)
 set(rank_run 6)
 set(rank_io 7)
 set(rank_tour 8)
+set(rank_sweep 8)
 
 file(GLOB_RECURSE sources RELATIVE ${CORE_DIR} ${CORE_DIR}/*.hpp ${CORE_DIR}/*.cpp)
 set(problems "")

@@ -8,6 +8,7 @@ packages=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev libqcustomplot-dev
   libtbb-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfast-float-dev libsimdjson-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  libopenmpi-dev openmpi-bin
   xvfb xauth
 )
 # Extra tools for fuzzing and sanitizers: `install-deps.sh --dev`.

@@ -14,6 +14,7 @@ void add_bench_paged_command(CLI::App& bench, int& exit_code);
 void add_bench_quant_command(CLI::App& bench, int& exit_code);
 void add_bench_engine_command(CLI::App& bench, int& exit_code);
 void add_bench_quality_command(CLI::App& bench, int& exit_code);
+void add_bench_sweep_command(CLI::App& bench, int& exit_code);
 
 // Nanoseconds of the fastest of `repeats` runs of `run` (the least disturbed by other processes).
 template <class F>

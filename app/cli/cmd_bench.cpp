@@ -15,6 +15,7 @@ void add_bench_command(CLI::App& root, int& exit_code) {
   add_bench_quant_command(*bench, exit_code);
   add_bench_engine_command(*bench, exit_code);
   add_bench_quality_command(*bench, exit_code);
+  add_bench_sweep_command(*bench, exit_code);
 }
 
 }  // namespace kvscope::cli

@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -18,11 +17,11 @@
 #include "io/session_file.hpp"
 #include "load/load_error.hpp"
 #include "load_options.hpp"
-#include "io/summary_format.hpp"
-#include "output_checks.hpp"
 #include "run/run_service.hpp"
+#include "io/summary_format.hpp"
 #include "run/run_summary.hpp"
-#include "run_option_flags.hpp"
+#include "output_checks.hpp"
+#include "run_base.hpp"
 #include "util/atomic_write.hpp"
 
 namespace kvscope::cli {
@@ -38,11 +37,8 @@ struct output_options {
 };
 
 struct simulate_options {
-  load_options load;
-  std::string policy_path;
-  std::string preset;
+  run_base_flags base;
   std::string session_path;
-  run_option_flags flags;
   output_options out;
 };
 
@@ -51,6 +47,13 @@ std::vector<named_path> outputs_of(const output_options& o) {
   std::vector<named_path> out{{"--metrics", o.metrics_path}, {"--requests", o.requests_path}};
   if (o.summary_json_path != "-") out.push_back({"--summary-json", o.summary_json_path});
   return out;
+}
+
+// The file a load spec names ("" for a generated load; the result file of a bench: load).
+std::string trace_of(const std::string& spec) {
+  if (spec.starts_with("gen:")) return {};
+  if (spec.starts_with("bench:")) return spec.substr(6);
+  return spec;
 }
 
 void add_output_options(CLI::App& cmd, output_options& o) {
@@ -79,29 +82,6 @@ void print_progress(const run_progress& p) {
                static_cast<unsigned long long>(p.steps), p.sim_time_s,
                static_cast<unsigned long long>(p.requests_done),
                static_cast<unsigned long long>(p.requests_seen), eta);
-}
-
-// The file a load spec names ("" for a generated load; the result file of a bench: load).
-std::string trace_of(const std::string& spec) {
-  if (spec.starts_with("gen:")) return {};
-  if (spec.starts_with("bench:")) return spec.substr(6);
-  return spec;
-}
-
-// Reads a trace once before the run, so a bad row or an impossible length is refused with its
-// file, line and field before any long work (generated loads are checked by their spec).
-int check_trace(const run_description& run) {
-  if (run.load_spec.rfind("gen:", 0) == 0) return exit_ok;
-  try {
-    auto source = open_run_load(run);
-    progress_printer progress("checking " + run.load_spec);
-    for_each_request(*source, [](const request&) {}, progress.callback());
-    progress.finish();
-  } catch (const load_error& err) {
-    print_error(err.what());
-    return err.kind() == load_error_kind::io_failure ? exit_runtime_failure : exit_bad_input;
-  }
-  return exit_ok;
 }
 
 // Runs `run` to the end with metrics, progress and the summary; returns the exit code.
@@ -178,33 +158,17 @@ int run_simulate(const simulate_options& o) {
   // Before anything is read, written or run: no output may be unwritable or replace an input.
   auto outputs = outputs_of(o.out);
   outputs.push_back({"--session", o.session_path});
-  if (auto problem = check_outputs(outputs, {{"--load", trace_of(o.load.spec)}, {"--policy", o.policy_path}})) {
+  if (auto problem = check_outputs(outputs, {{"--load", trace_of(o.base.load.spec)},
+                                             {"--policy", o.base.policy_path}})) {
     print_error(*problem);
     return exit_bad_input;
   }
-  run_description run;
-  auto& e = run.options;
-  if (!o.policy_path.empty()) {
-    auto config = read_policy_config(o.policy_path);
-    if (!config) {
-      print_error(config.error());
-      return exit_bad_input;
-    }
-    e.policy = *config;
-  } else if (!o.preset.empty()) {
-    e.policy = *policy_preset(o.preset);
-  }
-  if (auto applied = o.flags.apply(e); !applied) {
-    print_error(applied.error());
+  auto built = o.base.build();
+  if (!built) {
+    print_error(built.error());
     return exit_bad_input;
   }
-  if (auto reason = validate(e)) {
-    print_error(*reason);
-    return exit_bad_input;
-  }
-  run.load_spec = o.load.spec;
-  run.format = parse_load_format(o.load.format).value_or(load_format::automatic);
-  run.skip_bad_rows = o.load.skip_bad_rows;
+  const run_description& run = *built;
   if (!o.session_path.empty()) {
     if (auto r = write_session(o.session_path, run); !r) {
       print_error(r.error());
@@ -220,17 +184,8 @@ void add_simulate_command(CLI::App& root, int& exit_code) {
   auto o = std::make_shared<simulate_options>();
   auto* cmd = root.add_subcommand(
       "simulate", "Run the paged KV cache, scheduler and policy on a load and print a summary");
-  add_load_options(*cmd, o->load);
-  std::vector<std::string> presets;
-  for (auto name : policy_preset_names()) presets.emplace_back(name);
-  auto* policy = cmd->add_option("--policy", o->policy_path, "Policy config file (.json or .toml)")
-                     ->check(CLI::ExistingFile);
-  auto* preset = cmd->add_option("--preset", o->preset, "Policy preset (default: default)")
-                     ->check(CLI::IsMember(presets));
-  policy->excludes(preset);
-  preset->excludes(policy);
+  o->base.add_to(*cmd, in_simulate);
   cmd->add_option("--session", o->session_path, "Also write a session file that `replay` re-runs");
-  o->flags.add_to(*cmd, in_simulate);
   add_output_options(*cmd, o->out);
   cmd->callback([o, &exit_code] { exit_code = run_simulate(*o); });
 }

@@ -56,4 +56,16 @@ expected<void, std::string> run_option_flags::apply(engine_options& options) con
   return {};
 }
 
+std::vector<std::string> run_option_flags::given() const {
+  std::vector<std::string> out;
+  for (const auto& t : typed_) {
+    if (t.spec->negated) {
+      if (t.given) out.push_back("--no-" + std::string(t.spec->flag));
+    } else if (!t.text.empty()) {
+      out.push_back("--" + std::string(t.spec->flag) + " " + t.text);
+    }
+  }
+  return out;
+}
+
 }  // namespace kvscope::cli

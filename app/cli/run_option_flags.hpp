@@ -3,6 +3,7 @@
 // the table, so their names, help, defaults and ranges are written once.
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "run/option_table.hpp"
@@ -21,6 +22,8 @@ class run_option_flags {
   void add_to(CLI::App& cmd, unsigned place, const engine_options& defaults = {});
   // Writes what was typed over `options`; the first bad value's message names its flag.
   expected<void, std::string> apply(engine_options& options) const;
+  // What was typed, as "--flag value" (or "--no-flag"), in table order.
+  std::vector<std::string> given() const;
 
  private:
   struct typed {

@@ -1,5 +1,6 @@
 #include "io/session_file.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
@@ -163,6 +164,8 @@ std::string session_to_json(const run_description& s) {
   j["load"] = {{"spec", s.load_spec},
                {"format", std::string(format_name(s.format))},
                {"skip_bad_rows", s.skip_bad_rows}};
+  // Written only when the arrivals are scaled, so files of unscaled runs are as before.
+  if (s.arrival_time_scale != 1.0) j["load"]["arrival_time_scale"] = s.arrival_time_scale;
   auto& options = j["options"];
   options = json::object();
   for (const auto& spec : option_table()) {
@@ -200,7 +203,7 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
     run_description s;
     if (!j.contains("load")) fail("load", "missing");
     const auto& load = j.at("load");
-    only_keys(load, "load", {"spec", "format", "skip_bad_rows"});
+    only_keys(load, "load", {"spec", "format", "skip_bad_rows", "arrival_time_scale"});
     read_field(load, "load", "spec", s.load_spec);
     if (s.load_spec.empty()) fail("load.spec", "missing or empty");
     std::string format = "auto";
@@ -209,6 +212,10 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
     if (!parsed_format) fail("load.format", "unknown format '" + format + "'");
     s.format = *parsed_format;
     read_field(load, "load", "skip_bad_rows", s.skip_bad_rows);
+    read_field(load, "load", "arrival_time_scale", s.arrival_time_scale);
+    if (!(s.arrival_time_scale > 0) || !std::isfinite(s.arrival_time_scale)) {
+      fail("load.arrival_time_scale", "expected a positive number");
+    }
 
     if (j.contains("options")) {
       const auto& o = j.at("options");

@@ -137,6 +137,7 @@ const std::vector<summary_metric>& summaries() {
       KV_SUM(requests_rejected, "requests", "Requests rejected (could never fit)", lower),
       KV_SUM(preemptions, "preemptions", "Sequences preempted (recompute)", lower),
       KV_SUM(level_transitions, "transitions", "Policy level changes", lower),
+      KV_SUM(transitions_per_hour, "transitions/h", "Policy level changes per simulated hour", lower),
       KV_SUM(peak_usage, "", "Highest kv_cache_usage_perc of any step", neither),
       KV_SUM(mean_usage, "", "Mean kv_cache_usage_perc over the steps", neither),
       KV_SUM(steps, "steps", "Engine steps run", neither),

@@ -1,11 +1,45 @@
 #include "run/run_description.hpp"
 
 namespace kvscope {
+namespace {
+
+// A load with every arrival time multiplied by a factor; the rest passes through.
+class time_scaled_source final : public request_source {
+ public:
+  time_scaled_source(std::unique_ptr<request_source> inner, double scale)
+      : inner_(std::move(inner)), scale_(scale) {}
+  bool next(request& out) override {
+    const bool more = inner_->next(out);
+    if (more) out.arrival_s *= scale_;
+    copy_counters();
+    return more;
+  }
+  double progress() const noexcept override { return inner_->progress(); }
+  std::string_view format_name() const noexcept override { return inner_->format_name(); }
+  std::uint64_t bytes_read() const noexcept override { return inner_->bytes_read(); }
+
+ private:
+  // The inner source's counters; its messages only when they changed (they rarely do).
+  void copy_counters() {
+    const auto& in = inner_->counters();
+    auto messages = std::move(counters_.bad_row_messages);
+    if (messages.size() != in.bad_row_messages.size()) messages = in.bad_row_messages;
+    counters_ = load_counters{in.rows, in.requests, in.bad_rows, in.failed_requests,
+                              in.clamped_times, std::move(messages)};
+  }
+
+  std::unique_ptr<request_source> inner_;
+  double scale_;
+};
+
+}  // namespace
 
 std::unique_ptr<request_source> open_run_load(const run_description& run) {
   read_options options;
   options.skip_bad_rows = run.skip_bad_rows;
-  return open_load(run.load_spec, run.format, options);
+  auto source = open_load(run.load_spec, run.format, options);
+  if (run.arrival_time_scale == 1.0) return source;
+  return std::make_unique<time_scaled_source>(std::move(source), run.arrival_time_scale);
 }
 
 std::unique_ptr<engine> make_engine(const run_description& run) {

@@ -20,9 +20,12 @@ struct run_description {
   engine_options options;
   std::vector<logged_command> commands;  // applied before the step each names, in order
   std::uint64_t steps = 0;  // stop after this many steps once the log is applied; 0 = to the end
+  // Every arrival time is multiplied by this (0.5 = the same requests at twice the rate): what
+  // a capacity search varies. Applied as the load is read; the load's own files are untouched.
+  double arrival_time_scale = 1.0;
 };
 
-// Opens the run's load afresh (throws load_error).
+// Opens the run's load afresh, its arrivals scaled by arrival_time_scale (throws load_error).
 std::unique_ptr<request_source> open_run_load(const run_description& run);
 
 // A fresh engine on the run's load (throws load_error, or std::invalid_argument for options

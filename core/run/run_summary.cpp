@@ -28,6 +28,8 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
   s.steps = e.steps_done();
   s.mean_usage = s.steps ? t.usage_sum / static_cast<double>(s.steps) : 0;
   s.sim_seconds = e.sim_time_s();
+  s.transitions_per_hour =
+      s.sim_seconds > 0 ? 3600.0 * static_cast<double>(s.level_transitions) / s.sim_seconds : 0;
   s.wall_seconds = wall_seconds;
   s.decode_token_steps = t.decode_token_steps;
   s.decode_token_steps_per_s =

@@ -21,6 +21,7 @@ struct run_summary {
   std::uint64_t requests_rejected = 0;
   std::uint64_t preemptions = 0;
   std::uint64_t level_transitions = 0;
+  double transitions_per_hour = 0;  // level_transitions per simulated hour; 0 for an empty run
   double peak_usage = 0;
   double mean_usage = 0;
   std::uint64_t steps = 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every `kvscope-cli ...` command of the README's ```sh blocks, as a user would from a fresh
-# clone (examples/ and tests/data are the repository's own), and fails on the first that fails.
+# Runs every README ```sh block that uses kvscope-cli, as a user would from a fresh clone
+# (examples/ and tests/data are the repository's own), each block as one script, and fails on
+# the first command that fails. The quick-start blocks (install, build) are left to CI itself.
 # usage: run_readme_commands.sh KVSCOPE_CLI REPO_ROOT
 set -euo pipefail
 cli=$1
@@ -10,23 +11,29 @@ trap 'rm -rf "$work"' EXIT
 ln -s "$root/examples" "$work/examples"
 ln -s "$root/tests" "$work/tests"
 cd "$work"
-# The sh blocks, continuation lines joined, comments after the command dropped.
-commands=$(awk '/^```sh/{f=1;next} /^```/{f=0} f' "$root/README.md" |
-           sed -e ':a' -e '/\\$/N; s/\\\n//; ta' |
-           grep -E '^kvscope-cli ' | sed -e 's/[[:space:]]\{2,\}#.*$//')
-count=0
-while IFS= read -r line; do
-  [[ -z "$line" ]] && continue
-  count=$((count + 1))
-  echo "README command $count: $line"
-  if ! eval "\"$cli\"${line#kvscope-cli}" > "out.$count" 2> "err.$count"; then
-    echo "FAILED (exit $?): $line" >&2
-    cat "err.$count" >&2
-    exit 1
-  fi
-done <<< "$commands"
-if (( count < 5 )); then
-  echo "only $count README commands found: the extraction is broken" >&2
+awk -v dir="$work" '
+  /^```sh/ { n++; f = 1; file = sprintf("%s/block%02d.sh", dir, n); next }
+  /^```/   { f = 0; next }
+  f        { print > file }
+' "$root/README.md"
+# One shell, as a user pasting the blocks into one terminal: a variable set in one block
+# (B=...) serves the next.
+blocks=0
+script="$work/readme.sh"
+{ echo 'set -euo pipefail'; echo "kvscope-cli() { \"$cli\" \"\$@\"; }"; } > "$script"
+for block in "$work"/block*.sh; do
+  grep -q 'kvscope-cli ' "$block" || continue
+  grep -q 'install-deps.sh' "$block" && continue
+  blocks=$((blocks + 1))
+  { echo "echo '--- README $(basename "$block")' >&2"; echo 'set -x'; cat "$block"; echo 'set +x'; } >> "$script"
+done
+if ! bash "$script" > "$work/out" 2> "$work/err"; then
+  echo "a README command failed:" >&2
+  tail -30 "$work/err" >&2
   exit 1
 fi
-echo "$count README commands ran"
+if (( blocks < 3 )); then
+  echo "only $blocks README blocks found: the extraction is broken" >&2
+  exit 1
+fi
+echo "$blocks README blocks ran"

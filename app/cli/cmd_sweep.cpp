@@ -1,0 +1,171 @@
+// `kvscope-cli sweep`: one run per config of a grid or a configs file, one CSV row each, in
+// config order — the same bytes whatever --jobs, MPI ranks (mpirun -n N) or --shard and
+// sweep-merge. `kvscope-cli sweep-merge`: shard files into the one-process file.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "interrupt.hpp"
+#include "run_base.hpp"
+#include "sweep/config_apply.hpp"
+#include "sweep/sweep_file.hpp"
+#include "sweep/sweep_table.hpp"
+#include "sweep_exec.hpp"
+#include "sweep_plan_flags.hpp"
+#include "util/atomic_write.hpp"
+
+namespace kvscope::cli {
+namespace {
+
+struct sweep_options {
+  run_base_flags base;
+  sweep_plan_flags space;
+  std::string out;
+  unsigned jobs = 0;
+  bool resume = false;
+  std::string shard = "0/1";
+  bool verbose = false;
+  bool quiet = false;
+};
+
+int run_sweep(const sweep_options& o) {
+  auto shard = parse_shard(o.shard);
+  if (!shard) {
+    print_error(shard.error());
+    return exit_bad_input;
+  }
+  auto base = o.base.build();
+  if (!base) {
+    print_error(base.error());
+    return exit_bad_input;
+  }
+  auto plan = o.space.plan(*base);
+  if (!plan) {
+    print_error(plan.error());
+    return exit_bad_input;
+  }
+  if (const int checked = check_trace(*base); checked != exit_ok) return checked;
+  if (!plan->invalid.empty() && !o.quiet) {
+    const auto first = std::find_if(plan->invalid.begin(), plan->invalid.end(), [](auto& r) { return !r.empty(); });
+    const auto count = std::count_if(plan->invalid.begin(), plan->invalid.end(), [](auto& r) { return !r.empty(); });
+    std::fprintf(stderr, "sweep: %td configs cannot run and get empty metrics (--skip-invalid), e.g. config %td: %s\n",
+                 count, first - plan->invalid.begin(), first->c_str());
+  }
+  const int world = launcher_world_size();
+  if (world > 1 && !built_with_mpi()) {
+    print_error("started as one of " + std::to_string(world) +
+                " MPI ranks, but this kvscope-cli was built without MPI (-DKVSCOPE_MPI=ON): use --shard K/N and sweep-merge instead");
+    return exit_bad_input;
+  }
+  const interrupt_guard guard;
+  std::optional<mpi_session> mpi;
+  if (world > 1) mpi.emplace();
+  if (mpi && mpi->size() != world) {
+    // Every task would run the whole sweep: refuse rather than do the work `world` times.
+    print_error("started as one of " + std::to_string(world) + " tasks, but MPI sees " + std::to_string(mpi->size()) +
+                " ranks: launch with mpirun (or srun --mpi=pmix), or use --shard K/N");
+    return exit_bad_input;
+  }
+  if (mpi && mpi->rank() != 0) {
+    const auto error = serve_sweep(*mpi, *base, *plan, interrupt_guard::flag());
+    return error.empty() ? exit_ok : exit_runtime_failure;
+  }
+
+  sweep_file file(o.out, sweep_header(plan->columns));
+  std::vector<std::size_t> todo;
+  int status = exit_ok;
+  if (o.resume) {
+    if (auto r = file.resume(*plan, *shard); !r) {
+      print_error(r.error());
+      status = exit_bad_input;
+    }
+  }
+  if (status == exit_ok) {
+    for (std::size_t i = 0; i < plan->configs.size(); ++i) {
+      if (shard->takes(i) && !file.has(i)) todo.push_back(i);
+    }
+  }
+  const std::size_t before = file.size();
+  const unsigned jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  sweep_sink sink(file, *plan, todo.size(), o.verbose);
+  const auto outcome = mpi ? coordinate_sweep(*mpi, todo, sink, interrupt_guard::flag())
+                           : run_sweep_local(*base, *plan, todo, jobs, sink, interrupt_guard::flag());
+  if (status != exit_ok) return status;  // the other ranks have been released
+  if (auto r = sink.finish(); !r) {
+    print_error(r.error());
+    return exit_runtime_failure;
+  }
+  const double elapsed = sink.elapsed_s();
+  const std::size_t ran = sink.completed();
+  if (!outcome.error.empty()) {
+    print_error("a run failed: " + outcome.error + "; " + std::to_string(file.size()) + " rows in " + o.out +
+                " (--resume runs the rest)");
+    return exit_runtime_failure;
+  }
+  if (outcome.interrupted) {
+    print_error("interrupted: " + std::to_string(file.size()) + " rows in " + o.out +
+                "; run the same command with --resume to finish");
+    return exit_runtime_failure;
+  }
+  if (!o.quiet) {
+    const std::size_t workers = mpi ? static_cast<std::size_t>(mpi->size() - 1) : jobs;
+    const std::string where = std::to_string(workers) + (mpi ? " worker rank" : " job") + (workers == 1 ? "" : "s");
+    std::fprintf(stderr, "sweep: %zu configs run in %.2f s (%.2f configs/s) on %s%s; %zu rows in %s\n", ran, elapsed,
+                 elapsed > 0 ? static_cast<double>(ran) / elapsed : 0.0, where.c_str(),
+                 before ? (", " + std::to_string(before) + " from before").c_str() : "", file.size(), o.out.c_str());
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& root, int& exit_code) {
+  auto o = std::make_shared<sweep_options>();
+  auto* cmd = root.add_subcommand(
+      "sweep",
+      "Run one simulation per config of a grid (or a configs file) and write one CSV row each, in config "
+      "order: the config's values and every summary metric. Same bytes whatever --jobs, MPI ranks or shards.");
+  o->base.add_to(*cmd, in_simulate);
+  o->space.add_to(*cmd);
+  cmd->add_option("--out", o->out, "The CSV to write (atomically; rewritten at checkpoints)")->required();
+  cmd->add_option("--jobs", o->jobs, "Configs run at once, one core each (default: all cores)")
+      ->check(CLI::Range(1u, 4096u));
+  cmd->add_flag("--resume", o->resume, "Keep the rows already in --out and run only the configs missing");
+  cmd->add_option("--shard", o->shard, "Run only configs i with i mod N == K, for job arrays (merge with sweep-merge)")
+      ->type_name("K/N");
+  cmd->add_flag("--verbose", o->verbose, "One line per config on stderr: its wall time and where it ran");
+  cmd->add_flag("--quiet", o->quiet, "No closing line on stderr");
+  cmd->callback([o, &exit_code] { exit_code = run_sweep(*o); });
+
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto out = std::make_shared<std::string>();
+  auto* merge = root.add_subcommand(
+      "sweep-merge", "Merge sweep CSVs of one sweep (shards from --shard K/N) into the file one process writes");
+  merge->add_option("FILES", *files, "Shard files")->required()->check(CLI::ExistingFile);
+  merge->add_option("--out", *out, "The merged CSV (atomically)")->required();
+  merge->callback([files, out, &exit_code] {
+    std::vector<std::filesystem::path> paths(files->begin(), files->end());
+    auto merged = merge_sweep_files(paths);
+    if (!merged) {
+      print_error(merged.error());
+      exit_code = exit_bad_input;
+      return;
+    }
+    if (auto r = write_file_atomically(*out, *merged); !r) {
+      print_error(r.error());
+      exit_code = exit_runtime_failure;
+      return;
+    }
+    exit_code = exit_ok;
+  });
+}
+
+}  // namespace kvscope::cli

@@ -1,0 +1,206 @@
+// `kvscope-cli tune`: the best config of a search space under constraints, written as the
+// policy config the reference runtime loads plus a provenance sidecar. With
+// --objective max:capacity_rps, each config's score is its capacity (the highest arrival rate
+// keeping SLO attainment at --target), found by bisection on a time scaling of the load.
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "interrupt.hpp"
+#include "io/policy_file.hpp"
+#include "load/load_error.hpp"
+#include "run_base.hpp"
+#include "sweep/config_apply.hpp"
+#include "sweep/sweep_run.hpp"
+#include "sweep/tune_run.hpp"
+#include "sweep/tuned_file.hpp"
+#include "sweep_plan_flags.hpp"
+
+namespace kvscope::cli {
+namespace {
+
+struct tune_options {
+  run_base_flags base;
+  std::string space;
+  std::string objective;
+  std::vector<std::string> constraints;
+  std::string search = "descent";
+  std::string out;
+  unsigned jobs = 0;
+  capacity_options capacity;
+};
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// "goodput_rps 12.3, attention_error_exposure 0.041 (<=0.05 met)".
+std::string score_text(const tune_problem& p, const tune_score& s) {
+  std::string out = p.goal.key + " " + number(s.objective);
+  for (std::size_t i = 0; i < p.constraints.size(); ++i) {
+    out += ", " + p.constraints[i].key + " " + number(s.constraint_values[i]) + " (" + to_string(p.constraints[i]) +
+           (satisfied(p.constraints[i], s.constraint_values[i]) ? " met)" : " missed)");
+  }
+  if (!s.detail.empty()) out += "; " + s.detail;
+  return out;
+}
+
+int run_tune(const tune_options& o) {
+  tune_problem problem;
+  auto goal = parse_objectives(o.objective, "--objective");
+  if (!goal || goal->size() != 1) {
+    print_error(goal ? "--objective: exactly one objective (tune maximizes or minimizes one metric)" : goal.error());
+    return exit_bad_input;
+  }
+  problem.goal = goal->front();
+  for (const auto& text : o.constraints) {
+    auto c = parse_constraint(text, "--constraint");
+    if (!c) {
+      print_error(c.error());
+      return exit_bad_input;
+    }
+    problem.constraints.push_back(std::move(*c));
+  }
+  if (auto checked = check_tune_problem(problem); !checked) {
+    print_error(checked.error());
+    return exit_bad_input;
+  }
+  if (!o.out.empty() && !config_format_from_path(o.out)) {
+    print_error("--out: '" + o.out + "': name the file *.json or *.toml (the policy config formats)");
+    return exit_bad_input;
+  }
+  auto base = o.base.build();
+  if (!base) {
+    print_error(base.error());
+    return exit_bad_input;
+  }
+  const bool capacity = problem.goal.key == capacity_metric;
+  if (capacity && base->options.slo.empty()) {
+    print_error("--objective capacity_rps: give --slo (capacity is the highest rate at which requests meet their SLOs)");
+    return exit_bad_input;
+  }
+  if (!(o.capacity.target > 0 && o.capacity.target <= 1)) {
+    print_error("--target: expected a share in (0, 1], got " + number(o.capacity.target));
+    return exit_bad_input;
+  }
+  if (!o.space.empty()) {
+    auto axes = checked_axes(o.space, *base);
+    if (!axes) {
+      print_error(axes.error());
+      return exit_bad_input;
+    }
+    problem.axes = std::move(*axes);
+  }
+  if (const int checked = check_trace(*base); checked != exit_ok) return checked;
+
+  const interrupt_guard guard;
+  tune_run_options run_options;
+  run_options.jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  run_options.capacity = o.capacity;
+  run_options.cancel = &interrupt_guard::flag();
+  std::atomic<std::size_t> engine_runs{0};
+  tune_result result;
+  load_facts facts;
+  try {
+    facts = read_load_facts(*base);
+    if (capacity && facts.rate() <= 0) {
+      print_error("--objective capacity_rps: the load has no arrival rate (fewer than 2 requests, or all at time 0)");
+      return exit_bad_input;
+    }
+    run_options.load_rate = facts.rate();
+    run_options.load_requests = facts.requests;
+    const auto evaluate = make_tune_evaluator(*base, problem, run_options, engine_runs);
+    result = tune_search(problem, o.search == "grid" ? tune_method::grid : tune_method::descent, evaluate);
+  } catch (const load_error& e) {
+    print_error(e.what());
+    return exit_bad_input;
+  }
+  if (interrupt_guard::flag().load()) {
+    print_error("interrupted: nothing written");
+    return exit_runtime_failure;
+  }
+
+  const auto chosen = config_at(problem, result.best);
+  std::cout << "search      " << o.search << ": " << result.trials.size() << " of " << result.grid_size
+            << " configs run (" << engine_runs.load() << " engine runs)\n";
+  std::cout << "best        config " << result.best_index << (chosen.empty() ? "" : ": " + describe(chosen)) << '\n';
+  std::cout << "score       " << score_text(problem, result.score) << '\n';
+  if (!result.score.figures.empty()) {
+    std::string figures;
+    for (const auto& [key, value] : result.score.figures) figures += (figures.empty() ? "" : ", ") + key + " " + number(value);
+    std::cout << (capacity ? "at capacity " : "figures     ") << figures << '\n';
+  }
+  if (capacity) {
+    std::cout << "capacity    " << number(result.score.objective) << " requests/s with SLO attainment >= "
+              << number(o.capacity.target) << " (" << base->options.slo << "); the load itself arrives at "
+              << number(facts.rate()) << " requests/s\n";
+  }
+  if (!result.feasible) {
+    print_error("no config of the space meets the constraints; the closest is shown above, nothing written");
+    return exit_runtime_failure;
+  }
+  if (!o.out.empty()) {
+    const run_description best_run = config_run(*base, chosen);
+    tune_provenance p;
+    p.load = base->load_spec;
+    p.load_checksum = facts.checksum;
+    p.model = base->options.model;
+    p.gpu = base->options.gpu;
+    p.budget_bytes = base->options.budget_bytes;
+    p.slo = base->options.slo;
+    p.method = o.search;
+    p.engine_runs = engine_runs.load();
+    p.fixed_options = o.base.typed();
+    if (capacity) p.capacity_target = o.capacity.target;
+    if (auto r = write_tuned(o.out, best_run.options.policy, problem, result, p); !r) {
+      print_error(r.error());
+      return exit_runtime_failure;
+    }
+    std::cout << "wrote       " << o.out << " (policy: " << describe(best_run.options.policy) << ") and "
+              << provenance_path(o.out).string() << '\n';
+    for (const auto& s : chosen) {
+      // Options outside the policy are not in a policy file: say so rather than drop them silently.
+      if (!is_policy_setting(s.name)) {
+        std::cout << "note        " << s.name << "=" << s.value
+                  << " is a run option, not a policy field: the provenance records it, the policy file cannot\n";
+      }
+    }
+  }
+  return stdout_exit_status();
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& root, int& exit_code) {
+  auto o = std::make_shared<tune_options>();
+  auto* cmd = root.add_subcommand(
+      "tune",
+      "Find the config of a search space with the best objective under constraints, and write it as a policy "
+      "config with a provenance sidecar. --objective max:capacity_rps searches each config's capacity.");
+  o->base.add_to(*cmd, in_simulate);
+  cmd->add_option("--space", o->space, "The search space, as sweep --grid: 'q8_threshold=0.5:0.95:0.05 ...'")
+      ->type_name("AXES");
+  cmd->add_option("--objective", o->objective, "max:METRIC or min:METRIC (a summary metric, or max:capacity_rps)")
+      ->required();
+  cmd->add_option("--constraint", o->constraints, "METRIC<=NUMBER (or <, >=, >); may be given several times");
+  cmd->add_option("--search", o->search, "descent: coordinate descent over the grid, fewer runs; grid: every config")
+      ->check(CLI::IsMember({"descent", "grid"}))
+      ->default_val("descent");
+  cmd->add_option("--out", o->out, "Write the best policy config here (.json or .toml) and <out>.provenance.json");
+  cmd->add_option("--jobs", o->jobs, "Runs at once, one core each (default: all cores)")->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--target", o->capacity.target, "capacity_rps: SLO attainment to keep")->default_val(0.99);
+  cmd->add_option("--tolerance", o->capacity.tolerance, "capacity_rps: stop when the bracket is this narrow (relative)")
+      ->default_val(0.01)
+      ->check(CLI::Range(1e-6, 1.0));
+  cmd->callback([o, &exit_code] { exit_code = run_tune(*o); });
+}
+
+}  // namespace kvscope::cli

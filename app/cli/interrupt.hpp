@@ -1,0 +1,20 @@
+#pragma once
+// Ctrl-C as a request to stop cleanly: while an interrupt_guard lives, SIGINT and SIGTERM set
+// a flag (long work checks it between runs and steps) instead of killing the process; a second
+// Ctrl-C kills it as usual. The previous handlers come back with the guard's end.
+#include <atomic>
+
+namespace kvscope::cli {
+
+class interrupt_guard {
+ public:
+  interrupt_guard();
+  ~interrupt_guard();
+  interrupt_guard(const interrupt_guard&) = delete;
+  interrupt_guard& operator=(const interrupt_guard&) = delete;
+
+  // True once a signal came.
+  static const std::atomic<bool>& flag() noexcept;
+};
+
+}  // namespace kvscope::cli

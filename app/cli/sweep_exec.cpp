@@ -1,0 +1,52 @@
+#include "sweep_exec.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+
+#include "sweep/job_pool.hpp"
+#include "sweep/sweep_run.hpp"
+
+namespace kvscope::cli {
+
+std::string host_name() {
+  char buf[256] = "";
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown host";
+  return buf;
+}
+
+sweep_exec_outcome run_sweep_local(const run_description& base, const sweep_plan& plan,
+                                   const std::vector<std::size_t>& todo, unsigned jobs, sweep_sink& sink,
+                                   const std::atomic<bool>& interrupt) {
+  sweep_exec_outcome outcome;
+  const std::string where = host_name();
+  try {
+    run_jobs(todo.size(), jobs, interrupt, [&](std::size_t t) {
+      sink.started();
+      const auto start = std::chrono::steady_clock::now();
+      auto row = sweep_config_row(base, plan, todo[t], &interrupt);
+      if (!row) return;  // interrupted
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      sink.done(todo[t], std::move(*row), took.count(), where);
+    });
+  } catch (const std::exception& e) {
+    outcome.error = e.what();
+  }
+  outcome.interrupted = interrupt.load();
+  return outcome;
+}
+
+int launcher_world_size() {
+  // Open MPI's mpirun, the PMI of MPICH's hydra and of Slurm, then any srun job step.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"}) {
+    if (const char* v = std::getenv(name)) {
+      const int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  }
+  return 1;
+}
+
+}  // namespace kvscope::cli

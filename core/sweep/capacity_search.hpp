@@ -1,0 +1,37 @@
+#pragma once
+// Capacity search as Vidur-Search does it: the highest arrival rate at which the share of
+// requests meeting their SLOs stays at or above a target. The load's arrivals are scaled in
+// time (run_description::arrival_time_scale = 1 / rate factor) and the factor is bracketed by
+// doubling or halving from 1, then narrowed by bisection (geometric, the midpoint of the
+// bracket's logarithms) until the bracket is within `tolerance` of its lower end. It assumes
+// attainment falls as the rate rises; a load where it does not gets some passing rate.
+#include <cmath>
+#include <functional>
+#include <vector>
+
+namespace kvscope {
+
+struct capacity_options {
+  double target = 0.99;       // SLO attainment to keep, in (0, 1]
+  double tolerance = 0.01;    // stop when high / low - 1 <= tolerance
+  double max_factor = 65536;  // search rate factors in [1 / max_factor, max_factor]
+};
+
+// One run at a rate factor: whether it met the target.
+struct capacity_probe {
+  double rate_factor = 1;
+  bool pass = false;
+  double attainment = NAN;  // NaN when the run stopped as soon as it could not pass
+};
+
+struct capacity_result {
+  double low = 0;                // highest factor that passed; 0 when none did
+  double high = INFINITY;        // lowest factor that failed; infinity when none did
+  std::vector<capacity_probe> probes;  // in the order run
+};
+
+// `probe(f)` runs the load at f times its rate.
+capacity_result search_capacity(const std::function<capacity_probe(double rate_factor)>& probe,
+                                const capacity_options& options);
+
+}  // namespace kvscope

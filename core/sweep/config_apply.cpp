@@ -1,0 +1,102 @@
+#include "sweep/config_apply.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+#include "io/policy_file.hpp"
+#include "run/option_table.hpp"
+
+namespace kvscope {
+namespace {
+
+const option_spec* find_sweep_option(std::string_view name) {
+  if (const auto* spec = find_option(name)) return spec;
+  std::string dashed(name);
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  return find_option(dashed);
+}
+
+bool replaces_policy(std::string_view name) { return name == "preset" || name == "policy"; }
+
+// rate_scale=2: the load's requests arrive twice as fast (arrival times halved).
+expected<void, std::string> apply_rate_scale(run_description& run, const std::string& text) {
+  double factor = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), factor);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty() || !(factor > 0) ||
+      !std::isfinite(factor)) {
+    return unexpected{"rate_scale: expected a positive number (2 = arrivals twice as fast), got '" + text + "'"};
+  }
+  run.arrival_time_scale = 1 / factor;
+  return {};
+}
+
+expected<void, std::string> apply_setting(run_description& run, const sweep_setting& s) {
+  const std::string who = s.name + ": ";
+  if (s.name == "preset") {
+    const auto preset = policy_preset(s.value);
+    if (!preset) {
+      std::string names;
+      for (auto n : policy_preset_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+      return unexpected{who + "unknown preset '" + s.value + "' (" + names + ")"};
+    }
+    run.options.policy = *preset;
+    return {};
+  }
+  if (s.name == "policy") {
+    auto config = read_policy_config(s.value);
+    if (!config) return unexpected{who + config.error()};
+    run.options.policy = *config;
+    return {};
+  }
+  if (s.name == "rate_scale") return apply_rate_scale(run, s.value);
+  const auto* spec = find_sweep_option(s.name);
+  if (!spec) return unexpected{"unknown option '" + s.name + "' (an option of simulate --help by its flag or key, or preset, policy, rate_scale)"};
+  // A flag typed as --no-<name> on the command line (prefix_caching) takes true or false here.
+  auto value = parse_option_text(*spec, s.value);
+  if (!value) return unexpected{who + value.error()};
+  spec->set(run.options, *value);
+  return {};
+}
+
+}  // namespace
+
+bool is_policy_setting(std::string_view name) {
+  if (replaces_policy(name)) return true;
+  const auto* spec = find_sweep_option(name);
+  return spec && spec->key.empty();
+}
+
+expected<void, std::string> apply_config(run_description& run, const sweep_config& config) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& s : config) {
+      if (replaces_policy(s.name) != (pass == 0)) continue;
+      if (auto r = apply_setting(run, s); !r) return r;
+    }
+  }
+  return {};
+}
+
+expected<std::vector<std::string>, std::string> check_plan(const run_description& base, const sweep_plan& plan,
+                                                           bool invalid_ok) {
+  std::vector<std::string> reasons(plan.configs.size());
+  for (std::size_t i = 0; i < plan.configs.size(); ++i) {
+    const std::string who = plan.origins[i] + ": config " + std::to_string(i) + " (" + describe(plan.configs[i]) + "): ";
+    run_description run = base;
+    if (auto r = apply_config(run, plan.configs[i]); !r) return unexpected{who + r.error()};
+    if (auto reason = validate(run.options)) {
+      if (!invalid_ok) return unexpected{who + *reason};
+      reasons[i] = std::move(*reason);
+    }
+  }
+  return reasons;
+}
+
+run_description config_run(const run_description& base, const sweep_config& config) {
+  run_description run = base;
+  if (auto r = apply_config(run, config); !r) throw std::invalid_argument(r.error());
+  return run;
+}
+
+}  // namespace kvscope

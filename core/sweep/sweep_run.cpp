@@ -1,0 +1,90 @@
+#include "sweep/sweep_run.hpp"
+
+#include "load/generator_spec.hpp"
+#include "outcome/slo.hpp"
+#include "run/metric_table.hpp"
+#include "run/run_service.hpp"
+#include "sweep/config_apply.hpp"
+#include "sweep/sweep_table.hpp"
+#include "util/sha256.hpp"
+
+namespace kvscope {
+
+std::optional<std::string> sweep_config_row(const run_description& base, const sweep_plan& plan,
+                                            std::size_t index, const std::atomic<bool>* cancel) {
+  if (index < plan.invalid.size() && !plan.invalid[index].empty()) {
+    return sweep_invalid_row(index, plan.columns, plan.configs[index]);
+  }
+  run_hooks hooks;
+  hooks.cancel = cancel;
+  const auto result = run_to_end(config_run(base, plan.configs[index]), hooks);
+  if (result.cancelled) return std::nullopt;
+  return sweep_row(index, plan.columns, plan.configs[index], result.summary);
+}
+
+std::optional<double> summary_number(const run_summary& summary, std::string_view key) {
+  for (const auto& metric : summary_metric_table()) {
+    if (metric.info.key != key) continue;
+    const auto v = metric.get(summary);
+    if (const auto* n = std::get_if<std::uint64_t>(&v)) return static_cast<double>(*n);
+    if (const auto* x = std::get_if<double>(&v)) return *x;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool is_summary_number(std::string_view key) { return summary_number(run_summary{}, key).has_value(); }
+
+double load_facts::rate() const noexcept {
+  return requests > 1 && last_arrival_s > 0 ? static_cast<double>(requests - 1) / last_arrival_s : 0;
+}
+
+load_facts read_load_facts(const run_description& run) {
+  run_description plain = run;
+  plain.arrival_time_scale = 1;
+  load_facts facts;
+  auto source = open_run_load(plain);
+  request r;
+  while (source->next(r)) {
+    ++facts.requests;
+    facts.last_arrival_s = r.arrival_s;
+  }
+  if (run.load_spec.rfind("gen:", 0) == 0) {
+    const auto spec = parse_generator_spec(run.load_spec);
+    facts.checksum = "sha256:" + sha256_hex(spec ? to_string(*spec) : run.load_spec);
+  } else {
+    auto digest = sha256_file(run.load_spec);
+    facts.checksum = digest ? "sha256:" + *digest : "";
+  }
+  return facts;
+}
+
+capacity_probe probe_capacity(const run_description& run, std::uint64_t requests, double rate_factor,
+                              double target, run_summary* summary, const std::atomic<bool>* cancel) {
+  run_description scaled = run;
+  scaled.arrival_time_scale = run.arrival_time_scale / rate_factor;
+  std::atomic<bool> hopeless{false};
+  run_hooks hooks;
+  hooks.cancel = &hopeless;
+  // Every 1024 steps: could the run still reach the target if every request not yet done met
+  // its SLOs? Once not, it cannot pass, and the rest of the run is not needed to know.
+  hooks.on_step = [&](const engine& e) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) hopeless = true;
+    if (e.steps_done() % 1024 != 0 || requests == 0) return;
+    const auto s = e.outcomes().summary(e.sim_time_s(), e.setup().slo);
+    const std::uint64_t missed = s.finished + s.rejected - s.good;
+    if (missed <= requests && static_cast<double>(requests - missed) / static_cast<double>(requests) < target) {
+      hopeless = true;
+    }
+  };
+  auto result = run_to_end(scaled, hooks);
+  capacity_probe probe;
+  probe.rate_factor = rate_factor;
+  if (result.cancelled) return probe;
+  probe.attainment = result.summary.service.slo_attainment;
+  probe.pass = probe.attainment >= target;
+  if (probe.pass && summary) *summary = std::move(result.summary);
+  return probe;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,45 @@
+#pragma once
+// The runs behind sweeps, tune and capacity search: one config's run to its CSV row, a
+// summary's numbers by metric key, what the load is (rate, checksum) and one capacity probe.
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "run/run_description.hpp"
+#include "run/run_summary.hpp"
+#include "sweep/capacity_search.hpp"
+#include "sweep/sweep_space.hpp"
+
+namespace kvscope {
+
+// Runs config `index` of `plan` over `base` and returns its CSV row, or nullopt when `cancel`
+// stopped it (a config the plan marks invalid is not run: its row has empty metric cells). Throws what the run throws (load_error, std::invalid_argument).
+std::optional<std::string> sweep_config_row(const run_description& base, const sweep_plan& plan,
+                                            std::size_t index, const std::atomic<bool>* cancel);
+
+// The value of a numeric summary metric, or nullopt when `key` names none.
+std::optional<double> summary_number(const run_summary& summary, std::string_view key);
+bool is_summary_number(std::string_view key);
+
+// What a tuned config's provenance and a capacity search need to know of a load.
+struct load_facts {
+  std::uint64_t requests = 0;
+  double last_arrival_s = 0;
+  // "sha256:<hex>" of a trace file's bytes, or of a "gen:" spec's canonical spelling.
+  std::string checksum;
+  // Requests per second of arrivals: (requests - 1) / last arrival; 0 when undefined.
+  double rate() const noexcept;
+};
+
+// Reads the load once (arrivals unscaled). Throws load_error.
+load_facts read_load_facts(const run_description& run);
+
+// Runs `run` with its arrivals at `rate_factor` times their rate and checks its SLO attainment
+// against `target`. Stops as soon as so many of the load's `requests` missed their SLOs that
+// the target is out of reach. `summary` receives the run's summary when it passed.
+capacity_probe probe_capacity(const run_description& run, std::uint64_t requests, double rate_factor,
+                              double target, run_summary* summary, const std::atomic<bool>* cancel);
+
+}  // namespace kvscope

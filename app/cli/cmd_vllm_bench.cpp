@@ -188,7 +188,7 @@ void add_calibrate(CLI::App& root, int& exit_code) {
   };
   auto o = std::make_shared<options>();
   auto* cmd = root.add_subcommand(
-      "calibrate", "Fit the roofline's compute and memory efficiency and step overhead to measured "
+      "calibrate", "Fit the roofline's compute and memory efficiency, step and per-sequence overhead to measured "
                    "`vllm bench serve` results (median TTFT and TPOT), and write them for --calibration");
   cmd->add_option("--measured", o->measured, "Result files of `vllm bench serve --save-result`")
       ->required()->check(CLI::ExistingFile);

@@ -11,6 +11,7 @@ set(rank_sched 4)
 set(rank_engine 5)
 set(rank_run 6)
 set(rank_io 7)
+set(rank_tour 8)
 set(rank_sweep 8)
 
 file(GLOB_RECURSE sources RELATIVE ${CORE_DIR} ${CORE_DIR}/*.hpp ${CORE_DIR}/*.cpp)

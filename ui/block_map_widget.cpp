@@ -60,11 +60,11 @@ void BlockMapWidget::setSnapshot(const SnapshotPtr& snapshot) {
   const bool samePool = snapshot_ && snapshot && snapshot_->pool == snapshot->pool;
   snapshot_ = snapshot;
   if (samePool) return;
-  if (selected_ != no_sequence) rebuildHighlight();
+  if (selected_ != no_sequence || !marked_.empty()) rebuildHighlight();
   // When only frames changed, only their grid rows are drawn again and copied to the screen:
   // a paced run changes a few frames per refresh. A selection (its path crosses rows), a
   // resize or most rows changing redraw everything.
-  if (!dirty_ && selected_ == no_sequence && renderedPool_ && snapshot_ &&
+  if (!dirty_ && selected_ == no_sequence && marked_.empty() && renderedPool_ && snapshot_ &&
       static_cast<int>(snapshot_->pool->frames.frames.size()) == layout_.frameCount) {
     const std::vector<int> rows = changedGridRows(renderedPool_->frames, snapshot_->pool->frames, layout_);
     if (rows.size() * 2 < static_cast<std::size_t>(std::max(1, layout_.rows))) {
@@ -97,6 +97,24 @@ void BlockMapWidget::selectSequence(sequence_id id) {
   if (selected_ == id) Q_EMIT sequenceSelected(id);
 }
 
+void BlockMapWidget::setMaxCell(int pixels) {
+  maxCell_ = std::max(1, pixels);
+  layout_ = {};  // computed again at the next paint
+  update();
+}
+
+void BlockMapWidget::setShowBlockIds(bool show) {
+  showBlockIds_ = show;
+  update();
+}
+
+void BlockMapWidget::setMarkedBlocks(std::vector<block_id> blocks) {
+  marked_ = std::move(blocks);
+  rebuildHighlight();
+  dirty_ = true;
+  update();
+}
+
 void BlockMapWidget::focusBlock(int frame, int slot) {
   focusFrame_ = frame;
   focusSlot_ = slot;
@@ -105,7 +123,18 @@ void BlockMapWidget::focusBlock(int frame, int slot) {
 
 void BlockMapWidget::rebuildHighlight() {
   highlight_.clear();
-  if (selected_ == no_sequence || !snapshot_) return;
+  if ((selected_ == no_sequence && marked_.empty()) || !snapshot_) return;
+  const auto& frames = snapshot_->pool->frames.frames;
+  highlight_.assign(frames.size(), 0);
+  for (std::size_t f = 0; f < frames.size() && !marked_.empty(); ++f) {
+    for (int s = 0; s < frames[f].slot_count; ++s) {
+      const block_id b = frames[f].blocks[static_cast<std::size_t>(s)].block;
+      if (b != no_block && std::find(marked_.begin(), marked_.end(), b) != marked_.end()) {
+        highlight_[f] |= static_cast<std::uint8_t>(1u << s);
+      }
+    }
+  }
+  if (selected_ == no_sequence) return;
   const auto& seqs = snapshot_->pool->sequences;
   const auto it = std::find_if(seqs.begin(), seqs.end(),
                                [&](const sequence_summary& s) { return s.id == selected_; });
@@ -113,10 +142,10 @@ void BlockMapWidget::rebuildHighlight() {
     // The sequence finished or was preempted: its blocks are gone, so is the selection.
     selected_ = no_sequence;
     focusFrame_ = -1;
+    if (marked_.empty()) highlight_.clear();
     Q_EMIT sequenceSelected(no_sequence);
     return;
   }
-  highlight_.assign(snapshot_->pool->frames.frames.size(), 0);
   for (const block_location& b : it->block_table) {
     if (b.frame < highlight_.size()) highlight_[b.frame] |= static_cast<std::uint8_t>(1u << b.slot);
   }
@@ -126,7 +155,7 @@ void BlockMapWidget::ensureImage() {
   const QSize device(static_cast<int>(width() * dpr()), static_cast<int>(height() * dpr()));
   const int frames = snapshot_ ? static_cast<int>(snapshot_->pool->frames.frames.size()) : 0;
   if (layout_.size != device || layout_.frameCount != frames) {
-    layout_ = BlockMapLayout::compute(device, frames, static_cast<int>(44 * dpr()));
+    layout_ = BlockMapLayout::compute(device, frames, static_cast<int>(maxCell_ * dpr()));
     dirty_ = true;
   }
   if (!dirty_ && dirtyRows_.empty()) return;
@@ -203,6 +232,7 @@ void BlockMapWidget::drawOverlay(QPainter& p) {
       p.setRenderHint(QPainter::Antialiasing, false);
     }
   }
+  drawMarks(p);
   if (focusFrame_ >= 0) {
     p.setPen(QPen(theme_->accent, 2));
     p.setBrush(Qt::NoBrush);
@@ -212,6 +242,33 @@ void BlockMapWidget::drawOverlay(QPainter& p) {
     p.setPen(QPen(ink, 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(frameRect(hoverFrame_).adjusted(-1, -1, 0, 0));
+  }
+}
+
+// Block ids in their slots and rings around the marked blocks (a tour's highlight).
+void BlockMapWidget::drawMarks(QPainter& p) {
+  if (!snapshot_ || (!showBlockIds_ && marked_.empty())) return;
+  const auto& frames = snapshot_->pool->frames.frames;
+  QFont small = font();
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    for (int s = 0; s < frames[f].slot_count; ++s) {
+      const block_slot& b = frames[f].blocks[static_cast<std::size_t>(s)];
+      if (b.block == no_block || (b.refcount == 0 && !b.cached)) continue;
+      const QRectF r = slotRect(static_cast<int>(f), s);
+      if (std::find(marked_.begin(), marked_.end(), b.block) != marked_.end()) {
+        // A dark ring inside a light one: visible on every level's colour.
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(theme_->text, 3));
+        p.drawRect(r.adjusted(1.5, 1.5, -1.5, -1.5));
+        p.setPen(QPen(theme_->base, 1.5));
+        p.drawRect(r.adjusted(3.75, 3.75, -3.75, -3.75));
+      }
+      if (!showBlockIds_ || r.width() < 22 || r.height() < 16) continue;
+      small.setPixelSize(std::clamp(static_cast<int>(r.height() * 0.22), 9, 15));
+      p.setFont(small);
+      p.setPen(theme_->dark ? QColor(Qt::white) : QColor(Qt::black));
+      p.drawText(r.adjusted(4, 2, -2, -2), Qt::AlignLeft | Qt::AlignTop, QStringLiteral("#%1").arg(b.block));
+    }
   }
 }
 

@@ -31,6 +31,15 @@ class BlockMapWidget : public QWidget {
   const BlockMapLayout& layout() const { return layout_; }
   // Threads the image fill may use (1 = on the GUI thread only).
   void setRenderThreads(int threads) { renderThreads_ = threads; }
+  // The largest side of a frame's cell in logical pixels (44 by default; a tour of a small pool
+  // draws its frames bigger).
+  void setMaxCell(int pixels);
+  // Writes each block's id ("#12") in its slot where there is room (a tour talks about ids).
+  void setShowBlockIds(bool show);
+  // Blocks pointed at (a tour step's highlight): drawn undimmed and ringed, with the selected
+  // sequence's; ids that are not in the pool are ignored.
+  void setMarkedBlocks(std::vector<block_id> blocks);
+  const std::vector<block_id>& markedBlocks() const { return marked_; }
 
   QSize sizeHint() const override { return {820, 520}; }
   QSize minimumSizeHint() const override { return {240, 160}; }
@@ -63,6 +72,7 @@ class BlockMapWidget : public QWidget {
   void rebuildHighlight();
   void ensureImage();
   void drawOverlay(QPainter& painter);
+  void drawMarks(QPainter& painter);
   double dpr() const;
 
   SnapshotPtr snapshot_;
@@ -78,6 +88,9 @@ class BlockMapWidget : public QWidget {
   std::vector<int> dirtyRows_;
   SlotMask highlight_;
   sequence_id selected_ = no_sequence;
+  std::vector<block_id> marked_;
+  int maxCell_ = 44;
+  bool showBlockIds_ = false;
   int hoverFrame_ = -1;
   int focusFrame_ = -1, focusSlot_ = 0;
   double lastFillMs_ = 0;

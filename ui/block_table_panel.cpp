@@ -11,6 +11,16 @@
 #include "live_label.hpp"
 
 namespace kvscope::ui {
+namespace {
+
+QString explainText(std::uint32_t blockSize) {
+  return QObject::tr("A sequence sees its KV cache as consecutive <i>logical</i> blocks of %1 tokens. Its "
+                     "<b>block table</b> maps each one to a <i>physical</i> slot anywhere in the pool, so "
+                     "memory is allocated a block at a time and never needs to be contiguous — the idea "
+                     "of PagedAttention.").arg(blockSize);
+}
+
+}  // namespace
 
 void BlockTableModel::setRows(std::vector<block_location> rows, std::uint32_t blockSize,
                               std::uint32_t tokens) {
@@ -85,11 +95,7 @@ BlockTablePanel::BlockTablePanel(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(6, 4, 6, 4);
   header_ = new LiveLabel(Qt::RichText);  // follows the running sequence several times a second
   header_->setWordWrap(true);
-  explain_ = new QLabel(
-      tr("A sequence sees its KV cache as consecutive <i>logical</i> blocks of 16 tokens. Its "
-         "<b>block table</b> maps each one to a <i>physical</i> slot anywhere in the pool, so "
-         "memory is allocated a block at a time and never needs to be contiguous — the idea "
-         "of PagedAttention."));
+  explain_ = new QLabel(explainText(16));
   explain_->setWordWrap(true);
   explain_->setTextFormat(Qt::RichText);
   model_ = new BlockTableModel(this);
@@ -123,7 +129,13 @@ void BlockTablePanel::setTheme(const Theme& theme) {
 
 void BlockTablePanel::setSnapshot(const SnapshotPtr& snapshot) {
   snapshot_ = snapshot;
+  if (snapshot_) explain_->setText(explainText(snapshot_->pool->frames.block_size));  // no-op when equal
   if (sequence_ != no_sequence) refresh();
+}
+
+void BlockTablePanel::setRequestNames(QStringList names) {
+  requestNames_ = std::move(names);
+  refresh();
 }
 
 void BlockTablePanel::showSequence(sequence_id id) {
@@ -168,7 +180,8 @@ void BlockTablePanel::refresh() {
   header_->setText(
       tr("<b><span style='color:%1'>■</span> Sequence %2</b> (request %3, %4)<br>"
          "%5 prompt + %6/%7 output tokens → <b>%8 logical blocks</b> in <b>%9 frames</b>:%10%11")
-          .arg(c.name()).arg(seq->id).arg(seq->request_id)
+          .arg(c.name()).arg(seq->id)
+          .arg(requestNames_.value(static_cast<qsizetype>(seq->request_id), QString::number(seq->request_id)).toHtmlEscaped())
           .arg(seq->phase == sequence_phase::prefill ? tr("prefill") : tr("decoding"))
           .arg(seq->prompt_tokens).arg(decoded).arg(seq->output_tokens)
           .arg(seq->block_table.size()).arg(frames.size()).arg(tiers)

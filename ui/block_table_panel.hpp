@@ -3,6 +3,7 @@
 // and slot, with its precision and whether it is shared. Clicking a row rings that block in
 // the map.
 #include <QAbstractTableModel>
+#include <QStringList>
 #include <QWidget>
 
 #include "meta_types.hpp"
@@ -42,6 +43,8 @@ class BlockTablePanel : public QWidget {
   void setTheme(const Theme& theme);
   const BlockTableModel& model() const { return *model_; }
   sequence_id sequence() const { return sequence_; }
+  // Names to show for request ids (a tour's "A", "B", ...); the id where there is none.
+  void setRequestNames(QStringList names);
 
  public Q_SLOTS:
   void setSnapshot(const kvscope::ui::SnapshotPtr& snapshot);
@@ -60,6 +63,7 @@ class BlockTablePanel : public QWidget {
   sequence_id sequence_ = no_sequence;
   sequence_id lastShown_ = no_sequence;
   const Theme* theme_ = &lightTheme();
+  QStringList requestNames_;
 };
 
 }  // namespace kvscope::ui

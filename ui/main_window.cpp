@@ -99,10 +99,10 @@ void MainWindow::buildCentral() {
   titleRow->addWidget(title);
   titleRow->addWidget(mapDetails_, 1);
   auto* explain = new QLabel(tr(
-      "Each square is a <b>frame</b>: the memory of one fp16 block of 16 tokens. Under pressure the "
+      "Each square is a <b>frame</b>: the memory of one fp16 block of %1 tokens. Under pressure the "
       "policy stores older (“cold”) blocks more compactly, so a frame holds <b>two</b> 8-bit blocks "
       "(halves) or <b>four</b> 4-bit blocks (quarters). The pale top of a block is room for tokens "
-      "not yet written. Hover for details; <b>click a block</b> to follow its sequence."));
+      "not yet written. Hover for details; <b>click a block</b> to follow its sequence.").arg(run_.options.block_size));
   explain->setWordWrap(true);
   explain->setTextFormat(Qt::RichText);
   auto* legendRow = new QHBoxLayout;
@@ -179,7 +179,7 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open trace…"), QKeySequence::Open, this, [this] {
+  liveActions_ << file->addAction(tr("&Open trace…"), QKeySequence::Open, this, [this] {
     const QString path = askOpenPath(tr("Open a recorded load"),
                                      tr("Traces (*.csv *.jsonl *.json);;All files (*)"));
     if (!path.isEmpty()) openTrace(path);
@@ -194,12 +194,12 @@ void MainWindow::buildMenus() {
     reopen->setVisible(!last.isEmpty() && QFileInfo::exists(last));
     reopen->setText(tr("&Reopen %1").arg(QFileInfo(last).fileName()));
   });
-  file->addAction(tr("Open &session…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+  liveActions_ << reopen << file->addAction(tr("Open &session…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
     const QString path = askOpenPath(tr("Replay a saved session"),
                                      tr("kvscope sessions (*.kvscope.json *.json);;All files (*)"));
     if (!path.isEmpty()) importSession(path);
   });
-  file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
+  liveActions_ << file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
     const QString path = askSavePath(tr("Save the session"), tr("kvscope session (*.kvscope.json)"),
                                      QStringLiteral("session.kvscope.json"));
     if (path.isEmpty()) return;
@@ -209,7 +209,7 @@ void MainWindow::buildMenus() {
                .arg(path), error);
   });
   file->addSeparator();
-  file->addAction(tr("&Import policy config…"), this, [this] {
+  liveActions_ << file->addAction(tr("&Import policy config…"), this, [this] {
     const QString path = askOpenPath(tr("Import a policy config"), tr("Policy configs (*.json *.toml)"));
     if (path.isEmpty()) return;
     QString error;
@@ -246,8 +246,8 @@ void MainWindow::buildMenus() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   auto* play = run->addAction(tr("Play / pause"), QKeySequence(Qt::Key_Space), runPanel_, &RunPanel::togglePlay);
   auto* step = run->addAction(tr("Step"), QKeySequence(Qt::Key_N), runPanel_, &RunPanel::stepOnce);
-  run->addAction(tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R), runPanel_, &RunPanel::reset);
-  run->addAction(tr("Restart the built-in demo"), this, [this] {
+  auto* reset = run->addAction(tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R), runPanel_, &RunPanel::reset);
+  liveActions_ << play << step << reset << run->addAction(tr("Restart the built-in demo"), this, [this] {
     run_description demo = demoSession();
     demo.options.policy = policyPanel_->config();
     runPanel_->setStepsPerSecond(demoStepsPerSecond);
@@ -501,6 +501,14 @@ void MainWindow::applyTheme() {
     onSnapshot(s);
     showNumbers(s);
   }
+}
+
+void MainWindow::setTourMode(bool on) {
+  for (const char* name : {"runDock", "loadDock"}) findChild<QDockWidget*>(QString::fromLatin1(name))->setVisible(!on);
+  policyPanel_->setEnabled(!on);
+  setAcceptDrops(!on);
+  for (QAction* a : liveActions_) a->setEnabled(!on);
+  if (on) feedLabel_->setToolTip(tr("A guided tour; kvscope-cli tour prints it as text"));
 }
 
 void MainWindow::setDarkTheme(bool dark) {

@@ -84,6 +84,10 @@ class MainWindow : public QMainWindow {
   // new run from that seed.
   void resetRun(std::uint64_t seed);
 
+  // A tour drives the feed: controls that start another run or command the engine are
+  // hidden or disabled (run and load docks, the policy sliders, the Run menu, File > Open…).
+  void setTourMode(bool on);
+
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);
   bool isDarkTheme() const { return theme_->dark; }
@@ -139,6 +143,7 @@ class MainWindow : public QMainWindow {
   QToolButton* sequenceButton_ = nullptr;
   QAction* bySequence_ = nullptr;
   QAction* darkAction_ = nullptr;
+  QList<QAction*> liveActions_;  // what a tour disables
   LiveLabel* stepLabel_ = nullptr;
   LiveLabel* timeLabel_ = nullptr;
   LiveLabel* pressureLabel_ = nullptr;

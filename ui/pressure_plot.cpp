@@ -139,6 +139,10 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   relax_ = plot_->addGraph();
   relax_->setName(tr("level down (relax)"));
   relax_->setLineStyle(QCPGraph::lsNone);
+  latest_ = plot_->addGraph();
+  latest_->setName(tr("this step"));
+  latest_->setLineStyle(QCPGraph::lsNone);
+  latest_->removeFromLegend();
   for (QCPGraph* g : {usage_, ewma_}) g->setAdaptiveSampling(true);
 
   q8Band_ = makeBand(plot_);
@@ -185,6 +189,7 @@ void PressurePlot::setTheme(const Theme& t) {
   ewma_->setPen(QPen(t.ewmaLine, 1));
   compress_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, t.text, t.level[3], 9));
   relax_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, t.text, t.level[0], 9));
+  latest_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(t.accent, 2.5), Qt::NoBrush, 15));
   for (auto [band, level] : {std::pair{q8Band_, 1}, {q4Band_, 3}}) {
     QColor fill = t.level[static_cast<std::size_t>(level)];
     fill.setAlpha(t.dark ? 70 : 50);
@@ -281,6 +286,7 @@ void PressurePlot::appendMetrics(const MetricsPtr& metrics) {
   } else if (history_->transitions_seen() != markersShown_) {
     updateMarkers();
   }
+  updateLatest();
   updateRange();
   if (isVisible()) plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -299,6 +305,21 @@ void PressurePlot::reloadGraphs() {
   usage_->data()->set(usage, true);
   ewma_->data()->set(ewma, true);
   updateMarkers();
+  updateLatest();
+}
+
+void PressurePlot::setMarkLatest(bool mark) {
+  markLatest_ = mark;
+  updateLatest();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PressurePlot::updateLatest() {
+  QVector<QCPGraphData> point;
+  if (markLatest_ && history_ && !history_->empty()) {
+    point.push_back({history_->last_point().sim_time_s, history_->last_point().pressure_ewma});
+  }
+  latest_->data()->set(point, true);
 }
 
 void PressurePlot::updateMarkers() {

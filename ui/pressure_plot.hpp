@@ -47,6 +47,8 @@ class PressurePlot : public QWidget {
   void clearHistory();
   void setLive(bool live);
   void showAll();
+  // Rings the newest step's EWMA point (a tour marks the moment its step talks about).
+  void setMarkLatest(bool mark);
 
  Q_SIGNALS:
   void timeRangeChanged(double lower, double upper);
@@ -54,6 +56,7 @@ class PressurePlot : public QWidget {
  private:
   void reloadGraphs();
   void updateMarkers();
+  void updateLatest();
   void updateRange();
   void placeThresholds();
 
@@ -62,6 +65,8 @@ class PressurePlot : public QWidget {
   QCPGraph* ewma_ = nullptr;
   QCPGraph* compress_ = nullptr;
   QCPGraph* relax_ = nullptr;
+  QCPGraph* latest_ = nullptr;  // one point: the newest EWMA, when marked
+  bool markLatest_ = false;
   QCPItemLine* q8Line_ = nullptr;
   QCPItemLine* q4Line_ = nullptr;
   QCPItemRect* q8Band_ = nullptr;

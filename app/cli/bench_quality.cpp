@@ -11,6 +11,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "memory/error_factors.hpp"
+#include "memory/kv_sample.hpp"
 #include "memory/model_shape.hpp"
 
 namespace kvscope::cli {
@@ -21,9 +22,27 @@ struct bench_quality_options {
   std::uint32_t context = 1024;
   std::uint32_t sequences = 16;
   std::uint64_t seed = 0;
+  std::string kv_sample;  // a safetensors file of real K/V instead of synthetic data
 };
 
 int run_bench_quality(const bench_quality_options& o) {
+  if (!o.kv_sample.empty()) {
+    const auto sample = read_kv_sample(o.kv_sample);
+    if (!sample) {
+      print_error(sample.error());
+      return exit_bad_input;
+    }
+    const auto measured = attention_error_factors_of(*sample);
+    std::printf("relative L2 error of decode attention, every K/V value at one level (%s: %u tokens, "
+                "%u heads x %u, %u queries)\n",
+                o.kv_sample.c_str(), sample->tokens, sample->heads, sample->head_dim, sample->queries);
+    std::printf("level  measured      shipped (memory/error_factors.hpp, synthetic K/V)\n");
+    for (precision p : all_precisions) {
+      std::printf("%-5s  %.6e  %.6e\n", std::string(tag(p)).c_str(), measured[ordinal(p)],
+                  attention_error_factors[ordinal(p)]);
+    }
+    return stdout_exit_status();
+  }
   const auto shape = find_model_shape(o.model);
   if (!shape) {
     print_error("--model: unknown model '" + o.model + "'");
@@ -54,6 +73,10 @@ void add_bench_quality_command(CLI::App& bench, int& exit_code) {
   cmd->add_option("--context", o->context, "Tokens per sequence")->check(CLI::Range(16u, 1u << 20))->default_val(o->context);
   cmd->add_option("--sequences", o->sequences, "Sequences per level")->check(CLI::Range(1u, 4096u))->default_val(o->sequences);
   cmd->add_option("--seed", o->seed, "Seed of the synthetic K/V")->default_val(o->seed);
+  cmd->add_option("--kv-sample", o->kv_sample,
+                  "Measure on real K/V tensors from a safetensors file (k, v and optionally q; "
+                  "[tokens, heads, head_dim], or layers first)")
+      ->check(CLI::ExistingFile);
   cmd->callback([o, &exit_code] { exit_code = run_bench_quality(*o); });
 }
 

@@ -13,6 +13,7 @@
 #include "load/load_error.hpp"
 #include "load/native_format.hpp"
 #include "load_options.hpp"
+#include "output_checks.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -23,6 +24,12 @@ struct record_options {
 };
 
 int run_record(const record_options& opt) {
+  // Before reading anything: an --out that cannot be written, or that is the trace being read.
+  const std::string trace = opt.load.spec.starts_with("gen:") ? std::string() : opt.load.spec;
+  if (auto problem = check_outputs({{"--out", opt.out}}, {{"--load", trace}})) {
+    print_error(*problem);
+    return exit_bad_input;
+  }
   try {
     auto source = open_load(opt.load);
     // A generated load is recorded under its canonical spec, every default spelled out.

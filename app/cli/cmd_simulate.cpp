@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -17,8 +18,9 @@
 #include "io/session_file.hpp"
 #include "load/load_error.hpp"
 #include "load_options.hpp"
-#include "run/run_service.hpp"
 #include "io/summary_format.hpp"
+#include "output_checks.hpp"
+#include "run/run_service.hpp"
 #include "run/run_summary.hpp"
 #include "run_base.hpp"
 #include "util/atomic_write.hpp"
@@ -40,6 +42,13 @@ struct simulate_options {
   std::string session_path;
   output_options out;
 };
+
+// The outputs of output_options, but --summary-json '-', which is stdout.
+std::vector<named_path> outputs_of(const output_options& o) {
+  std::vector<named_path> out{{"--metrics", o.metrics_path}, {"--requests", o.requests_path}};
+  if (o.summary_json_path != "-") out.push_back({"--summary-json", o.summary_json_path});
+  return out;
+}
 
 void add_output_options(CLI::App& cmd, output_options& o) {
   cmd.add_option("--threads", o.threads, "Worker threads for quantization and migration (default: all cores)")
@@ -140,6 +149,13 @@ int run_and_report(const run_description& run, const output_options& out) {
 }
 
 int run_simulate(const simulate_options& o) {
+  // Before anything is read, written or run: no output may be unwritable or replace an input.
+  auto outputs = outputs_of(o.out);
+  outputs.push_back({"--session", o.session_path});
+  if (auto problem = check_outputs(outputs, {{"--load", trace_of(o.base.load.spec)}, {"--policy", o.base.policy_path}})) {
+    print_error(*problem);
+    return exit_bad_input;
+  }
   auto built = o.base.build();
   if (!built) {
     print_error(built.error());
@@ -178,6 +194,11 @@ void add_replay_command(CLI::App& root, int& exit_code) {
     auto s = read_session(*path);
     if (!s) {
       print_error(s.error());
+      exit_code = exit_bad_input;
+      return;
+    }
+    if (auto problem = check_outputs(outputs_of(*out), {{"--session", *path}, {"load", trace_of(s->load_spec)}})) {
+      print_error(*problem);
       exit_code = exit_bad_input;
       return;
     }

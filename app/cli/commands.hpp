@@ -20,9 +20,11 @@ void add_bench_command(CLI::App& root, int& exit_code);
 void add_info_command(CLI::App& root, int& exit_code);
 void add_record_command(CLI::App& root, int& exit_code);
 void add_simulate_command(CLI::App& root, int& exit_code);
+void add_vllm_bench_commands(CLI::App& root, int& exit_code);
 void add_replay_command(CLI::App& root, int& exit_code);
 void add_sweep_command(CLI::App& root, int& exit_code);  // sweep and sweep-merge
 void add_pareto_command(CLI::App& root, int& exit_code);
 void add_tune_command(CLI::App& root, int& exit_code);
+void add_tour_command(CLI::App& root, int& exit_code);
 
 }  // namespace kvscope::cli

@@ -23,10 +23,12 @@ int main(int argc, char** argv) {
   add_record_command(app, exit_code);
   add_simulate_command(app, exit_code);
   add_replay_command(app, exit_code);
+  add_vllm_bench_commands(app, exit_code);
   add_sweep_command(app, exit_code);
   add_pareto_command(app, exit_code);
   add_tune_command(app, exit_code);
   add_bench_command(app, exit_code);
+  add_tour_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -2,9 +2,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include "model/calibration.hpp"
+
 namespace kvscope::cli {
 
 void run_option_flags::add_to(CLI::App& cmd, unsigned place, const engine_options& defaults) {
+  if (place & (in_simulate | in_bench)) {
+    cmd.add_option("--calibration", calibration_path_,
+                   "Roofline efficiencies and step overhead fitted by `kvscope-cli calibrate` "
+                   "(options typed explicitly win)")
+        ->check(CLI::ExistingFile);
+  }
   for (const auto& spec : option_table()) {
     if (!(spec.places & place)) continue;
     auto& t = typed_.emplace_back(typed{&spec, {}, false});
@@ -21,6 +29,16 @@ void run_option_flags::add_to(CLI::App& cmd, unsigned place, const engine_option
 }
 
 expected<void, std::string> run_option_flags::apply(engine_options& options) const {
+  std::string calibrated_gpu;
+  if (!calibration_path_.empty()) {
+    const auto c = read_calibration(calibration_path_);
+    if (!c) return unexpected{"--calibration: " + c.error()};
+    options.compute_efficiency = c->compute_efficiency;
+    options.memory_efficiency = c->memory_efficiency;
+    options.step_overhead_s = c->step_overhead_s;
+    options.sequence_overhead_s = c->sequence_overhead_s;
+    calibrated_gpu = c->gpu;
+  }
   for (const auto& t : typed_) {
     if (t.spec->negated) {
       if (t.given) t.spec->set(options, false);
@@ -30,6 +48,10 @@ expected<void, std::string> run_option_flags::apply(engine_options& options) con
     auto value = parse_option_text(*t.spec, t.text);
     if (!value) return unexpected{value.error()};
     t.spec->set(options, *value);
+  }
+  if (!calibrated_gpu.empty() && options.gpu != calibrated_gpu) {
+    return unexpected{"--calibration: fitted on GPU '" + calibrated_gpu + "', but --gpu is '" +
+                      options.gpu + "'"};
   }
   return {};
 }

@@ -32,6 +32,7 @@ class run_option_flags {
     bool given = false;  // a negated flag (--no-prefix-caching) was given
   };
   std::deque<typed> typed_;  // stable addresses: CLI11 writes into them
+  std::string calibration_path_;  // --calibration FILE: the three roofline fit values
 };
 
 }  // namespace kvscope::cli

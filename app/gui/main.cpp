@@ -1,7 +1,8 @@
 // kvscope: the desktop app. It runs the real engine through a runner: the built-in demo without
 // arguments, or the load, model, budget and policy given as kvscope-cli takes them, or a saved
 // session replayed. Without a display it runs the same thing headless and prints the engine's
-// summary (as `kvscope-cli simulate` does); `--screenshot` renders offscreen.
+// summary (as `kvscope-cli simulate` does); `--screenshot` renders offscreen. `--tour [FILE]`
+// opens a guided tour instead (docs/tour.md), `--tour --export-pdf FILE` writes it as slides.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QStyleFactory>
@@ -27,6 +28,9 @@
 #include "memory/model_shape.hpp"
 #include "run/option_table.hpp"
 #include "run_setup.hpp"
+#include "tour/tour_text.hpp"
+#include "tour_controller.hpp"
+#include "tour_slide.hpp"
 #include "util/byte_size.hpp"
 #include "util/exit_status.hpp"
 
@@ -137,6 +141,69 @@ int headless(const kvscope::run_description& s, const QCommandLineParser& p) {
   return 0;
 }
 
+// --tour: the built-in tour or the script named after it, as a window, slides (--export-pdf) or,
+// without a display, text. A bad script is refused with exit 2, naming the step and field.
+int runTour(const QCommandLineParser& p, bool gui, double waitMs) {
+  for (const char* other : {"load", "format", "skip-bad-rows", "model", "budget", "payload", "policy", "session",
+                            "seed", "speed", "select-sequence"}) {
+    if (p.isSet(QString::fromLatin1(other))) {
+      std::fprintf(stderr, "kvscope: --tour runs its own scenario; drop --%s\n", other);
+      return exit_bad_input;
+    }
+  }
+  const QStringList files = p.positionalArguments();
+  if (files.size() > 1) {
+    std::fprintf(stderr, "kvscope: --tour takes one script, got '%s' too\n", qPrintable(files[1]));
+    return exit_bad_input;
+  }
+  auto script = files.isEmpty() ? kvscope::expected<kvscope::tour_script, std::string>(kvscope::builtin_tour())
+                                : kvscope::read_tour_script(files.front().toStdString());
+  auto run = script ? kvscope::run_tour(*script) : kvscope::expected<kvscope::tour_run, std::string>(
+                                                       kvscope::unexpected{script.error()});
+  if (!run) {
+    std::fprintf(stderr, "kvscope: %s\n", run.error().c_str());
+    return exit_bad_input;
+  }
+  auto tour = std::make_shared<const kvscope::tour_run>(std::move(*run));
+  bool ok = false;
+  const int first = p.isSet(QStringLiteral("tour-step")) ? p.value(QStringLiteral("tour-step")).toInt(&ok) : 1;
+  if (p.isSet(QStringLiteral("tour-step")) && (!ok || first < 1 || first > static_cast<int>(tour->frames.size()))) {
+    std::fprintf(stderr, "kvscope: --tour-step: expected a step from 1 to %zu, got '%s'\n", tour->frames.size(),
+                 qPrintable(p.value(QStringLiteral("tour-step"))));
+    return exit_bad_input;
+  }
+  if (p.isSet(QStringLiteral("export-pdf"))) {
+    const QString path = p.value(QStringLiteral("export-pdf"));
+    QString error;
+    if (!kvscope::ui::exportTourPdf(*tour, path, &error)) {
+      std::fprintf(stderr, "kvscope: %s\n", qPrintable(error));
+      return exit_runtime_failure;
+    }
+    std::printf("%s: %zu slides, one per step\n", qPrintable(path), tour->frames.size());
+    return 0;
+  }
+  if (!gui) {
+    std::printf("kvscope: no display found; the tour as text (as `kvscope-cli tour` prints it):\n\n%s",
+                kvscope::format_tour_text(*tour).c_str());
+    return 0;
+  }
+  kvscope::ui::MainWindow::Options options;
+  auto t = kvscope::ui::openTourWindow(tour, options);
+  t.controller->goTo(first - 1);
+  if (p.isSet(QStringLiteral("dark"))) t.window->setDarkTheme(true);
+  t.window->show();
+  if (p.isSet(QStringLiteral("screenshot"))) {
+    const QString path = p.value(QStringLiteral("screenshot"));
+    QTimer::singleShot(static_cast<int>(std::min(waitMs, 3.6e6)), t.window.get(), [&t, path] {
+      QString error;
+      const bool saved = t.window->saveScreenshot(path, &error);
+      if (!saved) std::fprintf(stderr, "kvscope: %s\n", qPrintable(error));
+      QApplication::exit(saved ? 0 : exit_runtime_failure);
+    });
+  }
+  return QApplication::exec();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -156,7 +223,8 @@ int main(int argc, char** argv) {
   }
   args.push_back(nullptr);
   argv = args.data();
-  const bool gui = display_available() || has_argument(argc, argv, "--screenshot");
+  const bool gui = display_available() || has_argument(argc, argv, "--screenshot") ||
+                   has_argument(argc, argv, "--export-pdf");
   if (gui && !display_available()) qputenv("QT_QPA_PLATFORM", "offscreen");
   std::unique_ptr<QCoreApplication> app;
   if (gui) {
@@ -212,13 +280,23 @@ int main(int argc, char** argv) {
   const auto bySequence = option("by-sequence", "Colour the block map by sequence.");
   const auto select = option("select-sequence",
                              "With --screenshot: select the sequence holding the most blocks just before the shot.");
+  const auto tour = option("tour", "Open a guided tour of the KV cache, step by step (Right/Space, Left, Home): "
+                                   "the built-in one, or the tour script given as an argument (docs/tour.md).");
+  option("export-pdf", "With --tour: write the tour as slides, one PDF page per step, and exit.", "FILE");
+  option("tour-step", "With --tour: open at step N (1 = the first).", "N");
   if (!parser.parse(QCoreApplication::arguments())) {
     std::fprintf(stderr, "kvscope: %s\n", qPrintable(parser.errorText()));
     return exit_bad_input;
   }
   if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
   if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
-  if (!parser.positionalArguments().isEmpty()) {
+  for (const char* needsTour : {"export-pdf", "tour-step"}) {
+    if (parser.isSet(QString::fromLatin1(needsTour)) && !parser.isSet(tour)) {
+      std::fprintf(stderr, "kvscope: --%s needs --tour\n", needsTour);
+      return exit_bad_input;
+    }
+  }
+  if (!parser.positionalArguments().isEmpty() && !parser.isSet(tour)) {
     std::fprintf(stderr, "kvscope: unexpected argument '%s' (see --help)\n",
                  qPrintable(parser.positionalArguments().front()));
     return exit_bad_input;
@@ -239,6 +317,8 @@ int main(int argc, char** argv) {
   if (!number(QStringLiteral("after-ms"), waitMs) || !number(QStringLiteral("speed"), stepsPerSecond)) {
     return exit_bad_input;
   }
+
+  if (parser.isSet(tour)) return runTour(parser, gui, parser.isSet(afterMs) ? waitMs : 500);
 
   kvscope::run_description run;
   try {

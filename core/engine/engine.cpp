@@ -55,6 +55,9 @@ engine::engine(const engine_options& options, std::unique_ptr<request_source> lo
   kv_->set_guaranteed_level(options_.policy.min_level);
   sched_ = std::make_unique<scheduler>(options_.scheduler, *kv_);
   data_.seed = options_.seed;
+  client_limit_ = options_.max_concurrency > 0 ? options_.max_concurrency
+                  : load_                     ? load_->client_concurrency()
+                                              : 0;
   request r;
   if (load_ && load_->next(r)) next_arrival_ = std::move(r);
   last_.free_bytes = cache_->pool().budget_bytes();
@@ -94,7 +97,9 @@ double exposure(const pool_usage& usage) noexcept {
 
 double engine::pressure() const noexcept { return referenced_share(cache_->pool().usage()); }
 
-bool engine::finished() const noexcept { return !next_arrival_ && sched_->idle(); }
+bool engine::finished() const noexcept {
+  return !next_arrival_ && client_queue_.empty() && sched_->idle();
+}
 
 double engine::load_progress() const noexcept {
   return next_arrival_ && load_ ? load_->progress() : 1.0;
@@ -102,24 +107,16 @@ double engine::load_progress() const noexcept {
 
 void engine::pull_arrivals() {
   // Nothing to do until the next request arrives: jump the clock instead of idling.
-  if (sched_->idle() && next_arrival_ && next_arrival_->arrival_s > clock_s_) {
+  if (sched_->idle() && client_queue_.empty() && next_arrival_ &&
+      next_arrival_->arrival_s > clock_s_) {
     clock_s_ = next_arrival_->arrival_s;
   }
   while (next_arrival_ && next_arrival_->arrival_s <= clock_s_) {
-    const request& arrived = *next_arrival_;
-    const request_handle h = outcomes_.arrived(arrived);
-    const std::uint64_t length = std::uint64_t{arrived.prompt_tokens} + arrived.output_tokens;
-    if (setup_.max_model_len > 0 && length > setup_.max_model_len) {
-      // As vLLM: a request longer than the model's context is refused, not queued.
-      std::string why = "prompt " + std::to_string(arrived.prompt_tokens) + " + output " +
-                        std::to_string(arrived.output_tokens) + " tokens exceed max_model_len " +
-                        std::to_string(setup_.max_model_len);
-      outcomes_.rejected(h, clock_s_, why);
-      sched_->reject(arrived, std::move(why), h);
+    if (client_limit_ > 0) {
+      client_queue_.push_back(std::move(*next_arrival_));
     } else {
-      sched_->enqueue(arrived, h);
+      send(*next_arrival_);
     }
-    ++totals_.requests_total;
     request r;
     if (load_->next(r)) {
       next_arrival_ = std::move(r);
@@ -127,6 +124,31 @@ void engine::pull_arrivals() {
       next_arrival_.reset();
     }
   }
+  // With a concurrency limit a request waits at the client until one in flight completes; as
+  // `vllm bench serve --max-concurrency`, its latencies count from when it is sent.
+  while (!client_queue_.empty() && in_flight_ < client_limit_) {
+    request r = std::move(client_queue_.front());
+    client_queue_.pop_front();
+    r.arrival_s = clock_s_;
+    send(r);
+  }
+}
+
+void engine::send(const request& arrived) {
+  const request_handle h = outcomes_.arrived(arrived);
+  ++totals_.requests_total;
+  const std::uint64_t length = std::uint64_t{arrived.prompt_tokens} + arrived.output_tokens;
+  if (setup_.max_model_len > 0 && length > setup_.max_model_len) {
+    // As vLLM: a request longer than the model's context is refused, not queued.
+    std::string why = "prompt " + std::to_string(arrived.prompt_tokens) + " + output " +
+                      std::to_string(arrived.output_tokens) + " tokens exceed max_model_len " +
+                      std::to_string(setup_.max_model_len);
+    outcomes_.rejected(h, clock_s_, why);
+    sched_->reject(arrived, std::move(why), h);
+    return;
+  }
+  sched_->enqueue(arrived, h);
+  ++in_flight_;
 }
 
 void engine::write_new_tokens() {
@@ -159,13 +181,13 @@ void engine::write_new_tokens() {
           for (std::uint32_t layer = 0; layer < shape_.layers; ++layer) {
             data_.fill(kv_part::key, shape_, j.stream, pos, layer, buf.k);
             data_.fill(kv_part::value, shape_, j.stream, pos, layer, buf.v);
-            (void)cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half);
+            assert_ok(cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half));
           }
         }
       }
     });
   }
-  for (const job& j : jobs) (void)cache_->advance(j.seq, j.to - j.from);
+  for (const job& j : jobs) assert_ok(cache_->advance(j.seq, j.to - j.from));
 }
 
 void engine::measure_quality() {
@@ -283,16 +305,16 @@ step_work engine::measure_work(const step_plan& plan) const {
   if (!setup_.timing) return w;  // the linear model needs only the token counts
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
+    ++w.sequences;
     // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1).
     const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
     w.context_token_reads += (b * (b + 1) - a * (a + 1)) / 2;
   }
-  const auto usage = cache_->pool().usage();
+  const auto& references = cache_->pool().references();
   for (precision p : all_precisions) {
     const int l = ordinal(p);
-    const auto& layout = cache_->pool().layout(p);
-    w.kv_bytes_read_by_level[l] = usage.tiers[l].references * layout.total_bytes();
-    w.kv_token_reads_by_level[l] = usage.tiers[l].references * options_.block_size;
+    w.kv_bytes_read_by_level[l] = references[l] * cache_->pool().layout(p).total_bytes();
+    w.kv_token_reads_by_level[l] = references[l] * options_.block_size;
   }
   w.kv_bytes_written = w.tokens * shape_.values_per_token() * 2;  // new tokens land at fp16
   return w;
@@ -311,6 +333,7 @@ void engine::record_outcomes(double step_start_s) {
   for (std::size_t i = ev.rejected_before; i < rejected.size(); ++i) {
     outcomes_.rejected(rejected[i].tag, step_start_s, rejected[i].reason);
   }
+  in_flight_ -= static_cast<std::uint32_t>(ev.finished.size() + (rejected.size() - ev.rejected_before));
 }
 
 expected<void, std::string> engine::reconfigure(const policy_config& config) {

@@ -6,6 +6,7 @@
 // records metrics. Deterministic: same options, load and command sequence, same metrics, bit for
 // bit, whatever the thread count (parallel work is per block or sequence, reduced in order).
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -62,6 +63,15 @@ struct engine_options {
   double gpu_memory_utilization = 0.9;  // share of GPU memory for weights, activations and KV
   std::uint32_t max_model_len = 0;     // longest prompt + output; 0 = the model's context length
   std::string slo;                     // "ttft=0.5,tpot=0.05[,e2e=...]" (seconds), for goodput
+  // At most this many requests in flight; the rest wait at the client (vllm bench serve
+  // --max-concurrency). 0 = no limit, or the load's own (a closed-loop generator's clients).
+  std::uint32_t max_concurrency = 0;
+  // Overrides of the GPU's efficiency factors and step overhead (0 = the GPU's own): what
+  // `kvscope-cli calibrate` fits to measurements, applied with --calibration FILE.
+  double compute_efficiency = 0;
+  double memory_efficiency = 0;
+  double step_overhead_s = 0;
+  double sequence_overhead_s = 0;
 };
 
 // Why the options cannot make an engine (unknown model, invalid policy, pool too small, ...).
@@ -134,6 +144,8 @@ class engine {
 
  private:
   void pull_arrivals();
+  // Hands an arrived (or, with a concurrency limit, sent) request to the server.
+  void send(const request& r);
   void write_new_tokens();
   void measure_quality();
   void record(const step_plan& plan, double step_seconds, const step_work& work);
@@ -147,6 +159,9 @@ class engine {
   model_shape shape_;
   std::unique_ptr<request_source> load_;
   std::optional<request> next_arrival_;
+  std::deque<request> client_queue_;  // arrived, waiting at the client for a free slot
+  std::uint32_t client_limit_ = 0;    // requests in flight at most; 0 = no limit
+  std::uint32_t in_flight_ = 0;       // sent and neither finished nor rejected
   std::unique_ptr<paged_cache> cache_;
   std::unique_ptr<block_manager> kv_;
   std::unique_ptr<scheduler> sched_;

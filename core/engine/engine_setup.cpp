@@ -20,6 +20,13 @@ expected<engine_setup, std::string> resolve_setup(const engine_options& o) {
     auto gpu = resolve_gpu(o.gpu);
     if (!gpu) return unexpected{"--gpu: " + gpu.error()};
     s.gpu = std::move(*gpu);
+    if (o.compute_efficiency > 0) s.gpu->compute_efficiency = o.compute_efficiency;
+    if (o.memory_efficiency > 0) s.gpu->memory_efficiency = o.memory_efficiency;
+    if (o.step_overhead_s > 0) s.gpu->step_overhead_s = o.step_overhead_s;
+    if (o.sequence_overhead_s > 0) s.gpu->sequence_overhead_s = o.sequence_overhead_s;
+    if (auto why = check_gpu_spec(*s.gpu)) return unexpected{"--gpu: " + *why};
+  } else if (o.compute_efficiency > 0 || o.memory_efficiency > 0 || o.step_overhead_s > 0) {
+    return unexpected{std::string("--compute-efficiency, --memory-efficiency and --step-overhead-ms need a GPU (--gpu)")};
   }
   const bool roofline_wanted =
       o.timing_model == timing_kind::roofline || (o.timing_model == timing_kind::automatic && s.gpu);

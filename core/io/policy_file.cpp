@@ -4,17 +4,20 @@
 #include <charconv>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <variant>
 
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
+#include "io/json_checks.hpp"
+#include "io/text_checks.hpp"
+#include "io/toml_checked.hpp"
 #include "kvscope_version.hpp"
 #include "util/atomic_write.hpp"
+#include "util/text_file.hpp"
 
 namespace kvscope {
 namespace {
@@ -69,6 +72,10 @@ expected<policy_config, std::string> decode(const std::vector<entry>& entries,
         return unexpected{
             located(source, e.line, "'" + e.key + "' must be a number, got " + e.type_name)};
       }
+      // A finite double past the float range would become inf (or undefined behaviour).
+      if (std::isfinite(*number) && std::abs(*number) > std::numeric_limits<float>::max()) {
+        return unexpected{located(source, e.line, "field '" + e.key + "': number out of range")};
+      }
       config.*(field->member) = static_cast<float>(*number);
       continue;
     }
@@ -105,6 +112,10 @@ int json_key_line(std::string_view text, const std::string& key) {
 
 expected<std::vector<entry>, std::string> json_entries(std::string_view text,
                                                        std::string_view source) {
+  // Duplicate keys and numbers past a double, which nlohmann would not report as parse errors.
+  if (auto checked = check_json_document(text, source); !checked) {
+    return unexpected{checked.error()};
+  }
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text.begin(), text.end());
@@ -146,14 +157,62 @@ std::string toml_type_name(const toml::node& node) {
   }
 }
 
+// toml++ checks a number's syntax before converting it, so a conversion that fails afterwards
+// failed on its range ("'1e400' could not be interpreted as a value", "... is not representable
+// in 64 bits").
+bool toml_number_out_of_range(std::string_view description) {
+  return description.find("' could not be interpreted as a value") != std::string_view::npos ||
+         description.find("' is not representable in 64 bits") != std::string_view::npos;
+}
+
+std::string_view trim_blanks(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// The key of the `key = value` on `line` (from 1), prefixed by the [table] it is in; empty when
+// the line holds no key (a value continued from an earlier line). toml++ errors carry no key.
+std::string toml_key_at(std::string_view text, int line) {
+  std::string table;
+  std::string_view current;
+  for (int n = 1; n <= line && !text.empty(); ++n) {
+    const auto end = text.find('\n');
+    current = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    const auto trimmed = trim_blanks(current);
+    if (n < line && trimmed.starts_with('[')) {  // [table] or [[array of tables]]
+      auto name = trimmed.substr(std::min(trimmed.find_first_not_of('['), trimmed.size()));
+      table = std::string(trim_blanks(name.substr(0, name.find(']'))));
+    }
+  }
+  const auto equals = current.find('=');
+  if (equals == std::string_view::npos) return {};
+  auto key = std::string(trim_blanks(current.substr(0, equals)));
+  if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') && key.back() == key.front()) {
+    key = key.substr(1, key.size() - 2);
+  }
+  if (key.empty() || key.front() == '[' || key.front() == '{') return {};
+  return table.empty() ? key : table + "." + key;
+}
+
 expected<std::vector<entry>, std::string> toml_entries(std::string_view text,
                                                        std::string_view source) {
+  // Only bytes toml++ handles correctly reach it (see io/toml_checked.hpp).
+  if (auto ascii = check_policy_ascii(text, source); !ascii) return unexpected{ascii.error()};
   toml::table doc;
   try {
     doc = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
-    return unexpected{located(source, static_cast<int>(e.source().begin.line),
-                              "invalid TOML: " + std::string(e.description()))};
+    const auto line = static_cast<int>(e.source().begin.line);
+    if (toml_number_out_of_range(e.description())) {
+      const std::string field = toml_key_at(text, line);
+      return unexpected{located(
+          source, line, (field.empty() ? "" : "field '" + field + "': ") + "number out of range")};
+    }
+    return unexpected{located(source, line, "invalid TOML: " + std::string(e.description()))};
+  } catch (const toml_internal_error& e) {
+    return unexpected{located(source, 0, std::string("invalid TOML: ") + e.what())};
   }
   std::vector<entry> entries;
   for (const auto& [key, node] : doc) {
@@ -181,23 +240,27 @@ std::string toml_float(double value) {
   return text;
 }
 
-// A TOML basic string: double quotes, with backslash escapes for quotes and control characters.
-std::string toml_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04X", c);
-      out += buf;
+// A TOML basic string in ASCII only, so that what we write we can read back (policy files are
+// refused when they hold non-ASCII bytes).
+std::string toml_string(std::string_view text) { return toml_ascii_string(text); }
+
+// Each metric name once (as valid UTF-8), with its last value, at its first place. A table with
+// a key twice would not read back, and names that differ only in bytes that are not UTF-8 are
+// one name once those bytes are U+FFFD.
+std::vector<std::pair<std::string, double>> unique_metrics(
+    const std::vector<std::pair<std::string, double>>& metrics) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [raw_name, value] : metrics) {
+    std::string name = valid_utf8(raw_name);
+    const auto it = std::find_if(out.begin(), out.end(),
+                                 [&](const auto& m) { return m.first == name; });
+    if (it == out.end()) {
+      out.emplace_back(std::move(name), value);
     } else {
-      out += ch;
+      it->second = value;
     }
   }
-  return out + "\"";
+  return out;
 }
 
 // The double whose shortest text is the float's shortest text, so writers print "0.8".
@@ -217,6 +280,7 @@ std::optional<config_format> config_format_from_path(const std::filesystem::path
 expected<policy_config, std::string> parse_policy_config(std::string_view text,
                                                          config_format format,
                                                          std::string_view source_name) {
+  text = strip_utf8_bom(text);  // some editors start UTF-8 files with one
   auto entries = format == config_format::json ? json_entries(text, source_name)
                                                : toml_entries(text, source_name);
   if (!entries) return unexpected{entries.error()};
@@ -224,16 +288,16 @@ expected<policy_config, std::string> parse_policy_config(std::string_view text,
 }
 
 expected<policy_config, std::string> read_policy_config(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return unexpected{path.string() + ": read failed"};
+  auto read = read_text_file(path);
+  if (!read) return unexpected{read.error()};
+  std::string text = std::move(*read);
 
   auto format = config_format_from_path(path);
   if (!format) {
-    const auto first = text.find_first_not_of(" \t\r\n");
-    format = first != std::string::npos && text[first] == '{' ? config_format::json
-                                                               : config_format::toml;
+    const auto body = strip_utf8_bom(text);
+    const auto first = body.find_first_not_of(" \t\r\n");
+    format = first != std::string_view::npos && body[first] == '{' ? config_format::json
+                                                                    : config_format::toml;
   }
   return parse_policy_config(text, *format, path.string());
 }
@@ -253,12 +317,13 @@ std::string serialize_policy_config(const policy_config& c, config_format format
     if (provenance) {
       auto& p = doc["provenance"];
       p["tool"] = "kvscope";
-      p["tool_version"] = tool_version;
-      p["load"] = provenance->load;
-      p["model"] = provenance->model;
+      // Paths and names need not be UTF-8, JSON must (nlohmann's dump would throw).
+      p["tool_version"] = valid_utf8(tool_version);
+      p["load"] = valid_utf8(provenance->load);
+      p["model"] = valid_utf8(provenance->model);
       p["budget_bytes"] = provenance->budget_bytes;
       p["metrics"] = nlohmann::ordered_json::object();
-      for (const auto& [name, value] : provenance->metrics) p["metrics"][name] = value;
+      for (const auto& [name, value] : unique_metrics(provenance->metrics)) p["metrics"][name] = value;
     }
     return doc.dump(2) + "\n";
   }
@@ -278,7 +343,7 @@ std::string serialize_policy_config(const policy_config& c, config_format format
         << "model = " << toml_string(provenance->model) << "\n"
         << "budget_bytes = " << provenance->budget_bytes << "\n"
         << "\n[provenance.metrics]\n";
-    for (const auto& [name, value] : provenance->metrics) {
+    for (const auto& [name, value] : unique_metrics(provenance->metrics)) {
       out << toml_string(name) << " = " << toml_float(value) << "\n";
     }
   }

@@ -9,7 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/text_file.hpp"
+#include "io/json_checks.hpp"
 #include "io/policy_file.hpp"
+#include "io/text_checks.hpp"
 #include "run/option_table.hpp"
 #include "util/atomic_write.hpp"
 
@@ -177,6 +180,11 @@ std::string session_to_json(const run_description& s) {
 }
 
 expected<run_description, std::string> session_from_json(std::string_view text, std::string_view source) {
+  text = strip_utf8_bom(text);
+  // Duplicate keys and numbers past a double, which nlohmann would not report as parse errors.
+  if (auto checked = check_json_document(text, source); !checked) {
+    return unexpected{checked.error()};
+  }
   json j;
   try {
     j = json::parse(text.begin(), text.end());
@@ -237,10 +245,9 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
 }
 
 expected<run_description, std::string> read_session(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return session_from_json(text, path.string());
+  auto text = read_text_file(path);
+  if (!text) return unexpected{text.error()};
+  return session_from_json(*text, path.string());
 }
 
 expected<void, std::string> write_session(const std::filesystem::path& path, const run_description& s) {

@@ -41,8 +41,8 @@ std::string summary_text(const run_summary& s) {
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
   };
-  add("model %s, budget %s, load %s\n", s.model.c_str(), format_byte_size(s.budget_bytes).c_str(),
-      s.load.c_str());
+  add("model %s, budget %s%s, load %s\n", s.model.c_str(), format_byte_size(s.budget_bytes).c_str(),
+      s.budget_note.empty() ? "" : (" (" + s.budget_note + ")").c_str(), s.load.c_str());
   add("requests        %llu total, %llu finished, %llu rejected\n",
       static_cast<unsigned long long>(s.requests_total),
       static_cast<unsigned long long>(s.requests_finished),

@@ -53,9 +53,12 @@ bool generator_source::next(request& out) {
     }
     if (blocks > 0) out.prefix_block_size = spec_.block_size;
   }
-  // Gap to the next arrival; mean 1/rate whatever k.
-  const double k = spec_.burstiness;
-  next_time_ += arrivals_.gamma(k) / (k * spec_.rate);
+  // Gap to the next arrival; mean 1/rate whatever k. A closed loop's requests are all ready at
+  // 0: its clients, not the clock, pace them.
+  if (!spec_.concurrency) {
+    const double k = spec_.burstiness;
+    next_time_ += arrivals_.gamma(k) / (k * spec_.rate);
+  }
   ++counters_.rows;
   ++counters_.requests;
   return true;

@@ -21,6 +21,7 @@ class generator_source final : public request_source {
   bool next(request& out) override;
   double progress() const noexcept override;
   std::string_view format_name() const noexcept override { return "gen"; }
+  std::uint32_t client_concurrency() const noexcept override { return spec_.concurrency.value_or(0); }
 
   const generator_spec& spec() const noexcept { return spec_; }
 

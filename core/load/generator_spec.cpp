@@ -1,5 +1,6 @@
 #include "load/generator_spec.hpp"
 
+#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -10,7 +11,7 @@ namespace kvscope {
 namespace {
 
 constexpr std::string_view known_keys =
-    "rate, burstiness, prompt, output, duration, count, seed, prefix_groups, prefix_len, "
+    "rate, burstiness, concurrency, prompt, output, duration, count, seed, prefix_groups, prefix_len, "
     "prefix_zipf, block";
 
 std::string shortest(double v) {
@@ -80,6 +81,10 @@ expected<generator_spec, std::string> parse_generator_spec(std::string_view text
       auto v = real(key, value, 0, 1e9, true, "(0, 1e9] requests per second");
       if (!v) return fail(v.error());
       spec.rate = *v;
+    } else if (key == "concurrency") {
+      auto v = whole(key, value, 1, 1u << 20);
+      if (!v) return fail(v.error());
+      spec.concurrency = static_cast<std::uint32_t>(*v);
     } else if (key == "burstiness") {
       auto v = real(key, value, 0.01, 1000, false, "[0.01, 1000]");
       if (!v) return fail(v.error());
@@ -124,6 +129,16 @@ expected<generator_spec, std::string> parse_generator_spec(std::string_view text
     }
   }
 
+  if (spec.concurrency) {
+    // A closed loop's pace is the server's: an arrival rate or a duration would contradict it.
+    for (const char* open_loop : {",rate,", ",burstiness,", ",duration,"}) {
+      if (seen.find(open_loop) != std::string::npos) {
+        return unexpected{"gen spec: concurrency= is a closed loop; drop " +
+                          std::string(open_loop).substr(1, std::strlen(open_loop) - 2) + "="};
+      }
+    }
+    if (!spec.count) return unexpected{std::string("gen spec: concurrency= needs count= (requests in total)")};
+  }
   if (!spec.duration_s && !spec.count) {
     return unexpected{std::string("gen spec: give duration= (seconds) or count= (requests), or both")};
   }
@@ -137,8 +152,9 @@ expected<generator_spec, std::string> parse_generator_spec(std::string_view text
 }
 
 std::string to_string(const generator_spec& spec) {
-  std::string out = "gen:rate=" + shortest(spec.rate) + ",burstiness=" + shortest(spec.burstiness) +
-                    ",prompt=" + to_string(spec.prompt) + ",output=" + to_string(spec.output);
+  std::string out = spec.concurrency ? "gen:concurrency=" + std::to_string(*spec.concurrency)
+                                     : "gen:rate=" + shortest(spec.rate) + ",burstiness=" + shortest(spec.burstiness);
+  out += ",prompt=" + to_string(spec.prompt) + ",output=" + to_string(spec.output);
   if (spec.duration_s) out += ",duration=" + shortest(*spec.duration_s);
   if (spec.count) out += ",count=" + std::to_string(*spec.count);
   out += ",seed=" + std::to_string(spec.seed);

@@ -23,6 +23,10 @@ struct generator_spec {
   std::uint32_t prefix_tokens = 0;   // shared prefix length of every group
   double prefix_zipf = 1.0;          // popularity of group i ∝ i^-prefix_zipf
   std::uint32_t block_size = 16;     // tokens per prefix hash (the engine's block size)
+  // A closed loop: this many clients, each sending its next request the moment its previous one
+  // completes (all requests are ready at 0; the engine keeps this many in flight). Needs count,
+  // excludes rate, burstiness and duration.
+  std::optional<std::uint32_t> concurrency;
 
   friend bool operator==(const generator_spec&, const generator_spec&) = default;
 };

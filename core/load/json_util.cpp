@@ -2,7 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <algorithm>
 #include <vector>
+
+#include "load/load_error.hpp"
 
 namespace kvscope::json_util {
 
@@ -68,6 +71,22 @@ bool id_array(simdjson::ondemand::value value, std::string_view field,
     out.push_back(id);
   }
   return true;
+}
+
+bool key_set::note(std::string_view key, std::string& why) {
+  bool fresh = true;
+  if (many_.empty()) {
+    fresh = std::find(few_.begin(), few_.end(), key) == few_.end();
+    if (fresh) few_.push_back(key);
+    if (few_.size() > max_few) {
+      many_.insert(few_.begin(), few_.end());
+      few_.clear();
+    }
+  } else {
+    fresh = many_.insert(key).second;
+  }
+  if (!fresh) why = "field " + quote_for_message(key) + " given twice";
+  return fresh;
 }
 
 bool object_keys(std::string_view line, std::vector<std::string>& keys, std::string& format_value) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include <simdjson.h>
@@ -32,6 +33,24 @@ bool count(simdjson::ondemand::value value, std::string_view field, std::uint32_
 // Reads an array of unsigned 64-bit integers into `out`.
 bool id_array(simdjson::ondemand::value value, std::string_view field,
               std::vector<std::uint64_t>& out, std::string& why);
+
+// The keys read so far from one JSON object (views into the parser's buffer), to refuse a key
+// given twice: which of its values would count is anyone's guess. Rows have a handful of keys
+// (a vector, no allocation once warm); a line with thousands switches to hashing.
+class key_set {
+ public:
+  void clear() noexcept {
+    few_.clear();
+    many_.clear();
+  }
+  // Notes `key`; false, with `why` set to "field 'k' given twice", when it is already there.
+  bool note(std::string_view key, std::string& why);
+
+ private:
+  static constexpr std::size_t max_few = 16;
+  std::vector<std::string_view> few_;
+  std::unordered_set<std::string_view> many_;
+};
 
 // The keys of the JSON object on `line` (copied and padded), or false if it is not one.
 // `format_value` receives the string value of a "format" key if there is one.

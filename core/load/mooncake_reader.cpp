@@ -8,6 +8,7 @@ namespace kvscope {
 
 struct mooncake_reader::json_state {
   simdjson::ondemand::parser parser;
+  json_util::key_set keys;  // of the row being read
 };
 
 mooncake_reader::mooncake_reader(std::unique_ptr<line_reader> lines, const read_options& options)
@@ -28,6 +29,7 @@ trace_reader::row_status mooncake_reader::parse_row(std::string_view line, reque
   bool has_time = false, has_input = false, has_output = false, has_hashes = false;
   out.prefix_hashes.clear();
   out.label.clear();
+  json_->keys.clear();
   for (auto field : object) {
     std::string_view key;
     error = field.unescaped_key().get(key);
@@ -35,11 +37,7 @@ trace_reader::row_status mooncake_reader::parse_row(std::string_view line, reque
       why = json_util::problem(error);
       return row_status::bad;
     }
-    auto seen = [&](bool& flag) {
-      if (flag) why = "field '" + std::string(key) + "' given twice";
-      flag = true;
-      return why.empty();
-    };
+    if (!json_->keys.note(key, why)) return row_status::bad;
     od::value value;
     error = field.value().get(value);
     if (error) {
@@ -47,7 +45,7 @@ trace_reader::row_status mooncake_reader::parse_row(std::string_view line, reque
       return row_status::bad;
     }
     if (key == "timestamp") {
-      if (!seen(has_time)) return row_status::bad;
+      has_time = true;
       double ms = 0;
       error = value.get_double().get(ms);
       if (error || !std::isfinite(ms)) {
@@ -58,17 +56,14 @@ trace_reader::row_status mooncake_reader::parse_row(std::string_view line, reque
       }
       out.arrival_s = ms / 1000.0;
     } else if (key == "input_length") {
-      if (!seen(has_input) || !json_util::count(value, key, out.prompt_tokens, why)) {
-        return row_status::bad;
-      }
+      has_input = true;
+      if (!json_util::count(value, key, out.prompt_tokens, why)) return row_status::bad;
     } else if (key == "output_length") {
-      if (!seen(has_output) || !json_util::count(value, key, out.output_tokens, why)) {
-        return row_status::bad;
-      }
+      has_output = true;
+      if (!json_util::count(value, key, out.output_tokens, why)) return row_status::bad;
     } else if (key == "hash_ids") {
-      if (!seen(has_hashes) || !json_util::id_array(value, key, out.prefix_hashes, why)) {
-        return row_status::bad;
-      }
+      has_hashes = true;
+      if (!json_util::id_array(value, key, out.prefix_hashes, why)) return row_status::bad;
     }
     // Other fields (newer trace versions) are skipped.
   }

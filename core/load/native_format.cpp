@@ -134,9 +134,11 @@ native_reader::native_reader(std::unique_ptr<line_reader> lines, const read_opti
   std::string format;
   std::uint64_t version = 0;
   bool has_version = false;
+  json_util::key_set keys;
   for (auto field : object) {
     std::string_view key;
     if (field.unescaped_key().get(key)) refuse("malformed header: " + expected_header);
+    if (std::string why; !keys.note(key, why)) refuse("header " + why);
     if (key == "format") {
       std::string_view text;
       if (field.value().get_string().get(text)) refuse("header 'format' is not a string");

@@ -4,6 +4,7 @@
 
 #include "load/csv_trace_reader.hpp"
 #include "load/generator.hpp"
+#include "load/vllm_bench.hpp"
 #include "load/json_util.hpp"
 #include "load/load_error.hpp"
 #include "load/mooncake_reader.hpp"
@@ -146,6 +147,12 @@ std::unique_ptr<request_source> open_load(std::string_view spec, load_format for
     auto parsed = parse_generator_spec(spec);
     if (!parsed) throw load_error(load_error_kind::bad_input, parsed.error());
     return std::make_unique<generator_source>(*parsed);
+  }
+  if (spec.starts_with("bench:")) {
+    // A `vllm bench serve --save-result` file, replayed with its lengths and its pacing.
+    auto result = read_vllm_bench(std::filesystem::path(spec.substr(6)));
+    if (!result) throw load_error(load_error_kind::bad_input, result.error());
+    return make_vllm_bench_load(*result);
   }
   if (spec.empty()) throw load_error(load_error_kind::bad_input, "empty load spec");
   return open_lines(std::make_unique<line_reader>(std::filesystem::path(spec)), format, options);

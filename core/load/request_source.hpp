@@ -53,6 +53,10 @@ class request_source {
   // Short name of the format: "gen", "azure", "burstgpt", "mooncake", "vidur", "native".
   virtual std::string_view format_name() const noexcept = 0;
 
+  // Requests the load's clients keep in flight at most (a closed loop: each sends its next
+  // request when its previous one completes); 0 = an open loop, requests arrive on their own.
+  virtual std::uint32_t client_concurrency() const noexcept { return 0; }
+
   // Bytes of input consumed so far (0 for generators): for MB/s figures.
   virtual std::uint64_t bytes_read() const noexcept { return 0; }
 

@@ -167,6 +167,8 @@ class block_pool {
   // bytes_in_use / budget, in [0, 1].
   double occupancy() const noexcept;
   pool_usage usage() const noexcept;
+  // Sum of refcounts of the blocks at each level (pool_usage::tiers[].references), cheaply.
+  const std::array<std::uint64_t, 4>& references() const noexcept { return references_; }
 
   // Every frame and the blocks in it, for the block map; `into` keeps its capacity.
   void snapshot(frame_map& into) const;

@@ -27,11 +27,9 @@ std::array<double, 4> measure_attention_error_factors(const model_shape& shape,
     error_sum pooled;
     for (std::uint32_t i = 0; i < sequences; ++i) {
       const sequence_id s = cache.create_sequence();
-      for (std::uint32_t b = 0; b < blocks; ++b) (void)cache.append_block(s, p).value();
+      for (std::uint32_t b = 0; b < blocks; ++b) assert_ok(cache.append_block(s, p));
       const std::uint64_t stream = 1000 + i;
-      const auto written = write_synthetic(cache, data, s, stream, 0, context_tokens);
-      assert(written.has_value());
-      (void)written;
+      assert_ok(write_synthetic(cache, data, s, stream, 0, context_tokens));
       pooled += measure_attention_error(cache, data, {s, stream}).value();
     }
     factors[ordinal(p)] = pooled.relative();

@@ -32,6 +32,7 @@ constexpr number_field number_fields[] = {
     {"memory_efficiency", &gpu_spec::memory_efficiency, tiny, 1.0, "a number in (0, 1]", false},
     // Anything near a second is a unit mistake (milliseconds written as seconds).
     {"step_overhead_s", &gpu_spec::step_overhead_s, 0.0, 1.0, "seconds in [0, 1]", false},
+    {"sequence_overhead_s", &gpu_spec::sequence_overhead_s, 0.0, 0.01, "seconds in [0, 0.01]", false},
 };
 
 constexpr std::string_view other_fields[] = {"name", "description", "memory_bytes", "source"};
@@ -122,7 +123,7 @@ expected<gpu_spec, std::string> parse_gpu_spec(std::string_view text, std::strin
 }
 
 expected<gpu_spec, std::string> read_gpu_spec(const std::filesystem::path& path) {
-  auto text = detail::read_text_file(path);
+  auto text = read_text_file(path);
   if (!text) return unexpected{std::move(text).error()};
   return parse_gpu_spec(*text, path.string());
 }

@@ -43,6 +43,9 @@ struct gpu_spec {
   double compute_efficiency = default_compute_efficiency;  // in (0, 1]
   double memory_efficiency = default_memory_efficiency;    // in (0, 1]
   double step_overhead_s = default_step_overhead_s;        // >= 0
+  // Host work per scheduled sequence per step (scheduling, sampling, streaming the token out):
+  // 0 by default; what a calibration fits when step time grows with the batch beyond its bytes.
+  double sequence_overhead_s = 0;
 
   friend bool operator==(const gpu_spec&, const gpu_spec&) = default;
 };

@@ -85,13 +85,6 @@ expected<double, std::string> read_number(const nlohmann::json& value, std::stri
       field_error(source, field, "expected " + std::string(range) + ", " + describe(value))};
 }
 
-expected<std::string, std::string> read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return unexpected{path.string() + ": read failed"};
-  return text;
-}
 
 bool names_json_file(std::string_view name_or_path) noexcept {
   return name_or_path.size() > 5 && name_or_path.ends_with(".json");

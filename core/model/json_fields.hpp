@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/expected.hpp"
+#include "util/text_file.hpp"
 
 namespace kvscope::detail {
 
@@ -38,8 +39,6 @@ expected<double, std::string> read_number(const nlohmann::json& value, std::stri
                                           std::string_view field, double low, double high,
                                           std::string_view range);
 
-// The file's bytes, or "PATH: cannot open file" / "PATH: read failed".
-expected<std::string, std::string> read_text_file(const std::filesystem::path& path);
 
 // True when `name_or_path` names a file rather than a built-in: it ends in ".json".
 bool names_json_file(std::string_view name_or_path) noexcept;

@@ -230,7 +230,7 @@ expected<model_config, std::string> parse_model_config(std::string_view text,
 }
 
 expected<model_config, std::string> read_model_config(const std::filesystem::path& path) {
-  auto text = detail::read_text_file(path);
+  auto text = read_text_file(path);
   if (!text) return unexpected{std::move(text).error()};
   auto config = parse_model_config(*text, path.string());
   if (config && path.filename() == "config.json" && path.has_parent_path() &&

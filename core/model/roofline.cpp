@@ -90,7 +90,7 @@ step_time roofline::estimate(const step_work& work) const noexcept {
     const double all_reduces = 2.0 * static_cast<double>(m.num_hidden_layers);
     t.comm_s = all_reduces * tensor * 2.0 * (tp - 1.0) / tp / gpu.link_bandwidth_bytes_per_s;
   }
-  t.overhead_s = gpu.step_overhead_s;
+  t.overhead_s = gpu.step_overhead_s + gpu.sequence_overhead_s * static_cast<double>(work.sequences);
   t.bound = t.compute_s > t.memory_s ? bound_by::compute : bound_by::memory;
   t.seconds = t.overhead_s + std::max(t.compute_s, t.memory_s) + t.comm_s;
   return t;

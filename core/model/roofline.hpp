@@ -37,6 +37,7 @@ inline constexpr std::array<double, kv_level_count> default_dequant_flops_per_va
 // supplies bytes at each block's stored precision, scales included.
 struct step_work {
   std::uint64_t tokens = 0;               // tokens computed: prefill chunks plus one per decode
+  std::uint64_t sequences = 0;            // sequences scheduled (each pays the per-sequence overhead)
   std::uint64_t context_token_reads = 0;  // over those tokens, the tokens each one attends to
   std::array<std::uint64_t, kv_level_count> kv_bytes_read_by_level{};
   std::uint64_t kv_bytes_written = 0;  // the new tokens' K and V

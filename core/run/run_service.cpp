@@ -59,6 +59,21 @@ run_result run_to_end(const run_description& run, const run_hooks& hooks) {
   return result;
 }
 
+run_result run_to_end(const engine_options& options, std::unique_ptr<request_source> load,
+                      const run_hooks& hooks) {
+  const auto start = wall_clock::now();
+  auto e = std::make_unique<engine>(options, std::move(load));
+  if (hooks.on_request) e->on_request_done(hooks.on_request);
+  run_result result;
+  while (!(hooks.cancel && hooks.cancel->load(std::memory_order_relaxed)) && e->step()) {
+    if (hooks.on_step) hooks.on_step(*e);
+  }
+  result.cancelled = !e->finished();
+  result.summary = summarize(*e, "(requests given in memory)", seconds_since(start));
+  result.final_engine = std::move(e);
+  return result;
+}
+
 run_result run_to_end(const run_description& run, const std::function<void(const engine&)>& on_step) {
   run_hooks hooks;
   hooks.on_step = on_step;

@@ -42,6 +42,10 @@ struct run_result {
 // logged step count, or cancel). Throws load_error for a load that fails and
 // std::invalid_argument for options validate() refuses.
 run_result run_to_end(const run_description& run, const run_hooks& hooks = {});
+// A load given as a source rather than a spec (a calibration's subset, a test's requests); no
+// command log. The source is read once: a run needing a reset must use a run_description.
+run_result run_to_end(const engine_options& options, std::unique_ptr<request_source> load,
+                      const run_hooks& hooks = {});
 // The same with only an on_step hook.
 run_result run_to_end(const run_description& run, const std::function<void(const engine&)>& on_step);
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "util/byte_size.hpp"
+
 namespace kvscope {
 namespace {
 
@@ -42,6 +44,12 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
   s.timing = e.setup().timing ? "roofline" : "linear";
   s.tensor_parallel = e.options().tensor_parallel;
   s.slo = e.options().slo;
+  if (const auto& chosen = e.setup().budget_auto) {
+    s.budget_note = "auto: " + format_byte_size(chosen->usable_bytes_per_gpu) + " usable per GPU - " +
+                    format_byte_size(chosen->weight_bytes_per_gpu) + " weights - " +
+                    format_byte_size(chosen->activation_reserve_bytes) + " activations";
+    if (e.options().tensor_parallel > 1) s.budget_note += ", x" + std::to_string(e.options().tensor_parallel) + " GPUs";
+  }
   s.service = e.outcomes().summary(s.sim_seconds, e.setup().slo);
   s.attention_error_exposure =
       t.exposure_steps ? t.exposure_sum / static_cast<double>(t.exposure_steps) : 0;

@@ -42,6 +42,8 @@ struct run_summary {
   std::string timing;  // "linear" or "roofline"
   std::uint32_t tensor_parallel = 1;
   std::string slo;     // as given; "" for none (then goodput = request throughput)
+  // How --budget auto chose the budget ("" when it was given): usable memory, weights, reserve.
+  std::string budget_note;
   outcome_summary service;
   double attention_error_exposure = 0;    // mean over steps that attended KV
   double attention_error_measured = NAN;  // data mode: pooled relative L2 of sampled sequences

@@ -55,7 +55,7 @@ std::uint32_t block_manager::begin_sequence(sequence_id seq, const request& r,
       const block_id b = prefix_.find(block_hash(t, hit_blocks));
       if (b == no_block) break;
       prefix_.revive(b);
-      (void)cache_.append_shared(t.cache_id, b);
+      assert_ok(cache_.append_shared(t.cache_id, b));
       ++hit_blocks;
     }
     t.registered_blocks = hit_blocks;
@@ -63,7 +63,7 @@ std::uint32_t block_manager::begin_sequence(sequence_id seq, const request& r,
     stats_.hits += std::uint64_t{hit_blocks} * bs;
   }
   const std::uint32_t hit_tokens = hit_blocks * cache_.block_size();
-  if (hit_tokens > 0) (void)cache_.advance(t.cache_id, hit_tokens);
+  if (hit_tokens > 0) assert_ok(cache_.advance(t.cache_id, hit_tokens));
   tracked_.emplace(seq, std::move(t));
   return hit_tokens;
 }
@@ -99,7 +99,7 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
     for (;;) {
       if (cache_.append_block(t.cache_id, tier)) break;
       if (!evict_one()) {
-        for (std::uint32_t undo = have; undo < i; ++undo) (void)cache_.pop_block(t.cache_id);
+        for (std::uint32_t undo = have; undo < i; ++undo) assert_ok(cache_.pop_block(t.cache_id));
         return false;
       }
     }
@@ -115,8 +115,8 @@ void block_manager::end_sequence(sequence_id seq) {
   const auto table = *cache_.block_table(cid);
   const std::vector<block_id> blocks(table.begin(), table.end());
   released_.clear();
-  (void)cache_.drop_sequence(
-      cid, prefix_caching_ ? retention::cache_full_blocks : retention::free_all, &released_);
+  assert_ok(cache_.drop_sequence(
+      cid, prefix_caching_ ? retention::cache_full_blocks : retention::free_all, &released_));
   for (const block_id b : released_) {
     // A full block whose content another block already holds is unreachable: free it now.
     if (prefix_.contains(b)) {

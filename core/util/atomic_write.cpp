@@ -1,12 +1,15 @@
 #include "util/atomic_write.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <random>
+
+#include "util/output_path.hpp"
 
 namespace kvscope {
 namespace {
@@ -32,11 +35,18 @@ void atomic_file::discard() {
 expected<void, std::string> atomic_file::open(std::filesystem::path target) {
   discard();
   target_ = std::move(target);
-  const auto dir = target_.has_parent_path() ? target_.parent_path() : std::filesystem::path(".");
+  if (auto replaceable = check_replaceable(target_); !replaceable) return replaceable;
+  auto resolved = resolve_output_path(target_);
+  if (!resolved) return unexpected{resolved.error()};
+  final_ = std::move(*resolved);
+  const auto dir = final_.has_parent_path() ? final_.parent_path() : std::filesystem::path(".");
   std::random_device entropy;
-  temp_ = dir / ("." + target_.filename().string() + ".tmp-" + std::to_string(entropy()));
+  temp_ = dir / ("." + final_.filename().string() + ".tmp-" + std::to_string(entropy()));
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) return unexpected{errno_message(target_, "cannot create temporary file")};
+  // Replacing a file must not widen (or narrow) who may read it.
+  struct stat st {};
+  if (::stat(final_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd_, st.st_mode & 07777);
   buffer_.clear();
   buffer_.reserve(buffer_bytes);
   return {};
@@ -85,7 +95,13 @@ expected<void, std::string> atomic_file::commit() {
     ::unlink(temp_.c_str());
     return unexpected{message};
   }
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+  // Something may have taken the target's place since open(): a FIFO or device would be
+  // replaced by rename(), so look again.
+  if (auto replaceable = check_replaceable(target_); !replaceable) {
+    ::unlink(temp_.c_str());
+    return replaceable;
+  }
+  if (::rename(temp_.c_str(), final_.c_str()) != 0) {
     auto message = errno_message(target_, "cannot replace file");
     ::unlink(temp_.c_str());
     return unexpected{message};

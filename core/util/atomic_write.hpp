@@ -2,6 +2,9 @@
 // Files that readers see either as they were or whole: written to a temporary file in the same
 // directory, synced, then renamed over the target. Every writer of the project goes through
 // here (configs, sessions, summaries, metrics CSV, recorded loads).
+// A target that is a symbolic link is written through: the file at the end of the link is
+// replaced and the link stays. A target that is neither absent nor a regular file (a directory,
+// FIFO, device, socket) is refused, never replaced (see output_path.hpp).
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -19,7 +22,8 @@ class atomic_file {
   atomic_file(const atomic_file&) = delete;
   atomic_file& operator=(const atomic_file&) = delete;
 
-  // Creates the temporary file beside `target`.
+  // Creates the temporary file beside `target` (beside the file it links to, for a link), with
+  // the permissions of the file it will replace.
   expected<void, std::string> open(std::filesystem::path target);
   bool is_open() const noexcept { return fd_ >= 0; }
   // Appends bytes. Precondition: is_open().
@@ -35,7 +39,7 @@ class atomic_file {
  private:
   expected<void, std::string> flush_buffer();
 
-  std::filesystem::path target_, temp_;
+  std::filesystem::path target_, final_, temp_;  // as given, links resolved, temporary
   int fd_ = -1;
   std::string buffer_;
 };

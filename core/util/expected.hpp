@@ -55,4 +55,12 @@ class [[nodiscard]] expected<void, E> {
   bool failed_ = false;
 };
 
+// For a call whose failure would be a caller bug (the invariants rule it out): checked in
+// debug builds, and never silently dropped by accident — the call site says so.
+template <class T, class E>
+constexpr void assert_ok(const expected<T, E>& result) noexcept {
+  assert(result.has_value());
+  (void)result;
+}
+
 }  // namespace kvscope

@@ -84,5 +84,30 @@ TEST(Session, BadFilesNameTheField) {
   EXPECT_NE(session_from_json("{", "f").error().find("f: invalid JSON"), std::string::npos);
 }
 
+TEST(Session, ByteOrderMarkIsSkipped) {
+  const auto text = session_to_json(sample_session());
+  const auto back = session_from_json("\xEF\xBB\xBF" + text, "f");
+  ASSERT_TRUE(back.has_value()) << back.error();
+  EXPECT_EQ(session_to_json(*back), text);
+}
+
+TEST(Session, DuplicateKeysAndHugeNumbersAreRefusedByName) {
+  const auto text = session_to_json(sample_session());
+  auto bad = text;
+  bad.replace(bad.find("\"seed\""), 6, "\"seed\": 1, \"seed\"");
+  EXPECT_EQ(session_from_json(bad, "f").error(), "f: duplicate key 'options.seed'");
+  bad = text;
+  bad.replace(bad.find("\"speed\""), 7, "\"speed\", \"type\": \"speed\"");
+  EXPECT_EQ(session_from_json(bad, "f").error(), "f: duplicate key 'commands[2].type'");
+  bad = text;
+  const auto at = bad.find("\"steps_per_second\": ") + 20;
+  bad.replace(at, bad.find_first_of(",\n}", at) - at, "1e400");
+  const auto error = session_from_json(bad, "f").error();
+  EXPECT_EQ(error.rfind("f:", 0), 0u);
+  EXPECT_NE(error.find(": field 'commands[2].steps_per_second': number out of range"),
+            std::string::npos)
+      << error;
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/policy_file.hpp"
 #include "load/generator.hpp"
 #include "load/load_error.hpp"
 #include "load/native_format.hpp"
@@ -75,6 +76,42 @@ void parse_spec(std::string_view text) {
   }
 }
 
+// A policy config parsed from `text` reads back unchanged from what the writers make of it.
+void check_policy_round_trip(const policy_config& config, std::string_view text) {
+  if (validate(config)) broken("policy parsed but does not validate");
+  // Provenance strings take any bytes the input has: the writers must still produce documents
+  // their own reader accepts (TOML escapes non-ASCII, JSON replaces bytes that are not UTF-8).
+  policy_provenance provenance;
+  provenance.load = std::string(text.substr(0, 64));
+  provenance.model = std::string(text.substr(text.size() / 2, 32));
+  provenance.metrics = {{provenance.model, 1.5}, {"peak_usage", 0.25},
+                        {std::string(text.substr(0, 8)), 2.5}};
+  for (auto format : {config_format::json, config_format::toml}) {
+    const policy_provenance* with = &provenance;
+    for (const policy_provenance* p : {static_cast<const policy_provenance*>(nullptr), with}) {
+      const std::string written = serialize_policy_config(config, format, p);
+      const auto back = parse_policy_config(written, format, "written");
+      if (!back) {
+        std::fprintf(stderr, "%s\n%s\n", back.error().c_str(), written.c_str());
+        broken("written policy does not read back");
+      }
+      if (!(*back == config)) broken("written policy reads back different");
+    }
+  }
+}
+
+// The input as a JSON and as a TOML policy file: a config or an error message, nothing else.
+void parse_policy(std::string_view text) {
+  for (auto format : {config_format::json, config_format::toml}) {
+    const auto config = parse_policy_config(text, format, "fuzz");
+    if (!config) {
+      if (config.error().rfind("fuzz", 0) != 0) broken("policy error does not name the source");
+      continue;
+    }
+    check_policy_round_trip(*config, text);
+  }
+}
+
 }  // namespace
 
 void run_one(target t, const std::uint8_t* data, std::size_t size) {
@@ -87,6 +124,7 @@ void run_one(target t, const std::uint8_t* data, std::size_t size) {
     case target::native: return read_load(load_format::native, text);
     case target::detect: return read_load(load_format::automatic, text);
     case target::gen_spec: return parse_spec(text);
+    case target::policy: return parse_policy(text);
   }
 }
 

@@ -1,13 +1,13 @@
 #pragma once
 // The fuzz targets' bodies, shared by the libFuzzer binaries (run_fuzz.sh, clang) and the
 // corpus replay test of the ordinary build. Each returns normally on any input; a crash, a
-// sanitizer report, or an exception other than load_error is a bug.
+// sanitizer report, or an exception other than load_error is a bug (policy: any exception).
 #include <cstddef>
 #include <cstdint>
 
 namespace kvscope::fuzz {
 
-enum class target { azure, burstgpt, vidur, mooncake, native, detect, gen_spec };
+enum class target { azure, burstgpt, vidur, mooncake, native, detect, gen_spec, policy };
 
 // Runs one input through `t`; aborts when an invariant is broken.
 void run_one(target t, const std::uint8_t* data, std::size_t size);

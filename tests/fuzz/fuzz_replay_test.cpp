@@ -37,11 +37,12 @@ TEST(FuzzCorpus, Mooncake) { replay_dir(target::mooncake, corpus / "mooncake"); 
 TEST(FuzzCorpus, Native) { replay_dir(target::native, corpus / "native"); }
 TEST(FuzzCorpus, Detect) { replay_dir(target::detect, corpus / "detect"); }
 TEST(FuzzCorpus, GenSpec) { replay_dir(target::gen_spec, corpus / "gen_spec"); }
+TEST(FuzzCorpus, Policy) { replay_dir(target::policy, corpus / "policy"); }
 TEST(FuzzCorpus, TestDataThroughDetection) { replay_dir(target::detect, KVSCOPE_TEST_DATA_DIR); }
 
 TEST(FuzzCorpus, EmptyAndTinyInputs) {
   for (auto t : {target::azure, target::burstgpt, target::vidur, target::mooncake, target::native,
-                 target::detect, target::gen_spec}) {
+                 target::detect, target::gen_spec, target::policy}) {
     run_one(t, nullptr, 0);
     const std::uint8_t one[] = {'\n'};
     run_one(t, one, 1);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the load readers with libFuzzer for a bounded time per target.
+# Fuzzes the load readers and the policy file parsers with libFuzzer for a bounded time per target.
 #
 #   tests/fuzz/run_fuzz.sh [--seconds N] [--build DIR] [--cxx CLANG] [--jobs J] [TARGET...]
 #
-# TARGETs: azure burstgpt vidur mooncake native detect gen_spec (default: all).
-# Builds core/load and the fuzz bodies with clang (-fsanitize=fuzzer,address,undefined) into
+# TARGETs: azure burstgpt vidur mooncake native detect gen_spec policy (default: all).
+# Builds core/load, the policy file code and the fuzz bodies with clang (-fsanitize=fuzzer,address,undefined) into
 # DIR (default build/fuzz), then runs each target for N seconds (default 60) starting from
 # tests/fuzz/corpus/TARGET. New corpus entries and crash artifacts stay in DIR; copy a crash
 # reproducer into tests/fuzz/corpus/TARGET/ once fixed so the corpus test keeps it fixed.
@@ -28,20 +28,30 @@ while [[ $# -gt 0 ]]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[[ ${#targets[@]} -gt 0 ]] || targets=(azure burstgpt vidur mooncake native detect gen_spec)
+[[ ${#targets[@]} -gt 0 ]] || targets=(azure burstgpt vidur mooncake native detect gen_spec policy)
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer $sanitize -I"$root/core" -I"$root/tests/fuzz")
-mkdir -p "$build/obj" "$build/artifacts"
+flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer $sanitize -I"$root/core" -I"$root/tests/fuzz"
+       -I"$build/gen")
+mkdir -p "$build/obj" "$build/artifacts" "$build/gen"
+# The one generated header the policy writer needs (CMake makes it from the same template).
+version=$(sed -n 's/^ *VERSION \([0-9.]*\)$/\1/p' "$root/CMakeLists.txt" | head -1)
+sed "s/@PROJECT_VERSION@/${version:-0}/" "$root/core/version.hpp.in" >"$build/gen/kvscope_version.hpp.new"
+cmp -s "$build/gen/kvscope_version.hpp.new" "$build/gen/kvscope_version.hpp" ||
+  mv "$build/gen/kvscope_version.hpp.new" "$build/gen/kvscope_version.hpp"
+rm -f "$build/gen/kvscope_version.hpp.new"
 
-# Compile (only what changed) the load sources with coverage instrumentation.
-sources=("$root"/core/load/*.cpp "$root/tests/fuzz/fuzz_bodies.cpp")
+# Compile (only what changed) the load and policy file sources with coverage instrumentation.
+sources=("$root"/core/load/*.cpp "$root"/core/io/{policy_file,text_checks,json_checks}.cpp
+         "$root"/core/policy/{level,policy_config}.cpp "$root"/core/util/{atomic_write,output_path}.cpp
+         "$root/tests/fuzz/fuzz_bodies.cpp")
 objects=()
 to_build=()
 for src in "${sources[@]}"; do
   obj="$build/obj/$(basename "${src%.cpp}").o"
   objects+=("$obj")
-  newest_header=$(ls -t "$root"/core/load/*.hpp "$root/tests/fuzz/fuzz_bodies.hpp" | head -1)
+  newest_header=$(ls -t "$root"/core/{load,io,policy,util}/*.hpp "$root/tests/fuzz/fuzz_bodies.hpp" |
+                  head -1)
   if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then
     to_build+=("$src")
   fi

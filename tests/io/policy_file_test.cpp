@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include <toml++/toml.h>
+#include "io/toml_checked.hpp"  // before anything else that reads toml++
 
 #include "io/policy_file.hpp"
 #include "temp_dir.hpp"

@@ -55,8 +55,20 @@ TEST(GeneratorSpec, CanonicalSpellingRoundTrips) {
 
 TEST(GeneratorSpec, UnknownKeysAreNamed) {
   EXPECT_EQ(error_of("gen:rat=4,count=1"),
-            "gen spec: unknown key 'rat' (known: rate, burstiness, prompt, output, duration, "
-            "count, seed, prefix_groups, prefix_len, prefix_zipf, block)");
+            "gen spec: unknown key 'rat' (known: rate, burstiness, concurrency, prompt, output, "
+            "duration, count, seed, prefix_groups, prefix_len, prefix_zipf, block)");
+}
+
+// A closed loop: its clients pace it, so no rate or duration; count says when it ends.
+TEST(GeneratorSpec, ConcurrencyIsAClosedLoop) {
+  const auto spec = parse_generator_spec("gen:concurrency=4,prompt=fixed:100,count=10");
+  ASSERT_TRUE(spec.has_value()) << spec.error();
+  EXPECT_EQ(spec->concurrency, 4u);
+  EXPECT_EQ(parse_generator_spec(to_string(*spec)).value(), *spec);
+  EXPECT_EQ(to_string(*spec).rfind("gen:concurrency=4,prompt=fixed:100,", 0), 0u) << to_string(*spec);
+  EXPECT_EQ(error_of("gen:concurrency=4,rate=2,count=10"), "gen spec: concurrency= is a closed loop; drop rate=");
+  EXPECT_EQ(error_of("gen:concurrency=4,duration=10"), "gen spec: concurrency= is a closed loop; drop duration=");
+  EXPECT_EQ(error_of("gen:concurrency=4,seed=1"), "gen spec: concurrency= needs count= (requests in total)");
 }
 
 TEST(GeneratorSpec, BadValuesNameKeyAndValue) {

@@ -121,8 +121,11 @@ TEST(RecordCli, ABadLoadLeavesTheTargetUntouched) {
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
   EXPECT_EQ(files, 2);  // no temp file left
   const auto missing_dir = cli({"record", "--load", "gen:count=1", "--out", dir.file("no/such/dir.jsonl")});
-  EXPECT_EQ(missing_dir.exit_code, 1);
-  EXPECT_NE(missing_dir.err.find("cannot create temporary file"), std::string::npos) << missing_dir.err;
+  // Checked before the load is read: a bad --out is bad usage (2), not a failure halfway (1).
+  EXPECT_EQ(missing_dir.exit_code, 2);
+  EXPECT_NE(missing_dir.err.find("folder '" + dir.file("no/such") + "' does not exist"),
+            std::string::npos)
+      << missing_dir.err;
 }
 
 // One bad-input case: the file's text, extra options, and the expected first stderr line.

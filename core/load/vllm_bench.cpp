@@ -1,0 +1,183 @@
+#include "load/vllm_bench.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "util/text_file.hpp"
+#include "load/random.hpp"
+
+namespace kvscope {
+namespace {
+
+using json = nlohmann::json;
+
+struct field_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(std::string_view field, const std::string& why) {
+  throw field_error("field '" + std::string(field) + "': " + why);
+}
+
+const json& need(const json& j, std::string_view field) {
+  const auto it = j.find(std::string(field));
+  if (it == j.end() || it->is_null()) fail(field, "missing (the benchmark result must have it)");
+  return *it;
+}
+
+double number(const json& v, std::string_view field) {
+  // vLLM writes an infinite request rate as the string "inf".
+  if (v.is_string() && (v.get<std::string>() == "inf" || v.get<std::string>() == "Infinity")) {
+    return std::numeric_limits<double>::infinity();
+  }
+  if (!v.is_number()) fail(field, std::string("expected a number, got ") + v.type_name());
+  return v.get<double>();
+}
+
+std::uint64_t count(const json& v, std::string_view field) {
+  if (!v.is_number_unsigned()) fail(field, std::string("expected a non-negative integer, got ") + v.type_name());
+  return v.get<std::uint64_t>();
+}
+
+std::vector<std::uint32_t> lengths(const json& v, std::string_view field) {
+  if (!v.is_array()) fail(field, std::string("expected an array, got ") + v.type_name());
+  std::vector<std::uint32_t> out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string where = std::string(field) + "[" + std::to_string(i) + "]";
+    const auto n = count(v[i], where);
+    if (n > max_request_tokens) fail(where, "more tokens than a request may hold");
+    out.push_back(static_cast<std::uint32_t>(n));
+  }
+  return out;
+}
+
+vllm_bench_result parse(const json& j) {
+  if (!j.is_object()) throw field_error(std::string("expected a JSON object, got ") + j.type_name());
+  vllm_bench_result r;
+  if (const auto it = j.find("model_id"); it != j.end() && it->is_string()) r.model_id = *it;
+  r.completed = count(need(j, "completed"), "completed");
+  r.duration_s = number(need(j, "duration"), "duration");
+  if (!(r.duration_s > 0) || !std::isfinite(r.duration_s)) fail("duration", "must be a positive number of seconds");
+  r.input_lens = lengths(need(j, "input_lens"), "input_lens");
+  r.output_lens = lengths(need(j, "output_lens"), "output_lens");
+  if (r.input_lens.size() != r.output_lens.size()) {
+    fail("output_lens", std::to_string(r.output_lens.size()) + " entries but input_lens has " +
+                            std::to_string(r.input_lens.size()));
+  }
+  if (r.input_lens.empty()) fail("input_lens", "empty: no requests to replay");
+  const auto concurrency = j.find("max_concurrency");
+  const auto rate = j.find("request_rate");
+  const bool has_concurrency = concurrency != j.end() && !concurrency->is_null();
+  const bool has_rate = rate != j.end() && !rate->is_null();
+  if (!has_concurrency && !has_rate) fail("request_rate", "missing, and no max_concurrency either: how were requests sent?");
+  if (has_concurrency) {
+    const auto c = count(*concurrency, "max_concurrency");
+    if (c == 0 || c > (1u << 20)) fail("max_concurrency", "must be in [1, 1048576]");
+    r.max_concurrency = static_cast<std::uint32_t>(c);
+  }
+  r.request_rate = has_rate ? number(*rate, "request_rate") : std::numeric_limits<double>::infinity();
+  if (!(r.request_rate > 0)) fail("request_rate", "must be positive (or \"inf\")");
+  if (const auto it = j.find("burstiness"); it != j.end() && !it->is_null()) {
+    r.burstiness = number(*it, "burstiness");
+    if (!(r.burstiness > 0) || !std::isfinite(r.burstiness)) fail("burstiness", "must be a positive number");
+  }
+  for (const char* key : {"total_input_tokens", "total_output_tokens"}) {
+    if (const auto it = j.find(key); it != j.end() && !it->is_null()) {
+      (std::string_view(key) == "total_input_tokens" ? r.total_input_tokens : r.total_output_tokens) =
+          count(*it, key);
+    }
+  }
+  for (const char* key : {"request_throughput", "output_throughput"}) {
+    if (const auto it = j.find(key); it != j.end() && it->is_number()) {
+      (std::string_view(key) == "request_throughput" ? r.request_throughput : r.output_throughput) = *it;
+    }
+  }
+  if (const auto it = j.find("ttfts"); it != j.end() && it->is_array()) {
+    for (std::size_t i = 0; i < it->size(); ++i) r.ttfts_s.push_back(number((*it)[i], "ttfts[" + std::to_string(i) + "]"));
+  }
+  if (const auto it = j.find("itls"); it != j.end() && it->is_array()) {
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const std::string where = "itls[" + std::to_string(i) + "]";
+      if (!(*it)[i].is_array()) fail(where, "expected an array");
+      auto& gaps = r.itls_s.emplace_back();
+      for (const auto& g : (*it)[i]) gaps.push_back(number(g, where));
+    }
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (value.is_number() && key.size() > 3 && key.ends_with("_ms")) r.summary_ms[key] = value.get<double>();
+  }
+  return r;
+}
+
+// The benchmark's requests: its lengths, sent as it sent them.
+class vllm_bench_source final : public request_source {
+ public:
+  vllm_bench_source(vllm_bench_result result, std::uint64_t seed)
+      : result_(std::move(result)), gaps_(seed, 1) {}
+
+  bool next(request& out) override {
+    if (next_ >= result_.input_lens.size()) return false;
+    out = request{};
+    out.id = next_;
+    out.arrival_s = time_;
+    out.prompt_tokens = result_.input_lens[next_];
+    out.output_tokens = result_.output_lens[next_];
+    ++next_;
+    ++counters_.rows;
+    ++counters_.requests;
+    // vLLM's get_request: gamma gaps with shape `burstiness` and mean 1/rate; an infinite rate
+    // sends everything at once (the concurrency limit then paces it).
+    if (std::isfinite(result_.request_rate)) {
+      const double k = result_.burstiness;
+      time_ += gaps_.gamma(k) / (k * result_.request_rate);
+    }
+    return true;
+  }
+  double progress() const noexcept override {
+    return static_cast<double>(next_) / static_cast<double>(result_.input_lens.size());
+  }
+  std::string_view format_name() const noexcept override { return "vllm-bench"; }
+  std::uint32_t client_concurrency() const noexcept override { return result_.max_concurrency.value_or(0); }
+
+ private:
+  vllm_bench_result result_;
+  rng gaps_;
+  std::size_t next_ = 0;
+  double time_ = 0;
+};
+
+}  // namespace
+
+expected<vllm_bench_result, std::string> parse_vllm_bench(std::string_view text, std::string_view source) {
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
+  }
+  try {
+    auto r = parse(j);
+    r.source = std::string(source);
+    return r;
+  } catch (const field_error& e) {
+    return unexpected{std::string(source) + ": " + e.what()};
+  }
+}
+
+expected<vllm_bench_result, std::string> read_vllm_bench(const std::filesystem::path& path) {
+  auto text = read_text_file(path);
+  if (!text) return unexpected{text.error()};
+  return parse_vllm_bench(*text, path.string());
+}
+
+std::unique_ptr<request_source> make_vllm_bench_load(const vllm_bench_result& result, std::uint64_t seed) {
+  return std::make_unique<vllm_bench_source>(result, seed);
+}
+
+}  // namespace kvscope

@@ -1,0 +1,193 @@
+#include "memory/kv_sample.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "quant/kernels.hpp"
+#include "quant/tier_layout.hpp"
+#include "util/text_file.hpp"
+
+namespace kvscope {
+namespace {
+
+struct field_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct tensor {
+  std::uint32_t rows = 0, heads = 0, head_dim = 0;
+  std::vector<float> values;
+};
+
+float bf16_to_f32(std::uint16_t b) { return std::bit_cast<float>(std::uint32_t{b} << 16); }
+
+// The tensor named one of `names`; `required` makes its absence an error.
+bool find_tensor(const nlohmann::json& header, std::string_view data, std::initializer_list<const char*> names,
+                 bool required, tensor& out) {
+  for (const char* name : names) {
+    const auto it = header.find(name);
+    if (it == header.end()) continue;
+    const std::string where = std::string("tensor '") + name + "'";
+    if (!it->is_object() || !it->contains("dtype") || !it->contains("shape") || !it->contains("data_offsets")) {
+      throw field_error(where + ": needs dtype, shape and data_offsets");
+    }
+    const std::string dtype = it->at("dtype").is_string() ? it->at("dtype").get<std::string>() : "";
+    const std::size_t width = dtype == "F32" ? 4 : dtype == "F16" || dtype == "BF16" ? 2 : 0;
+    if (width == 0) throw field_error(where + ": dtype '" + dtype + "' (F32, F16 or BF16 expected)");
+    std::vector<std::uint64_t> shape;
+    for (const auto& d : it->at("shape")) {
+      if (!d.is_number_unsigned() || d.get<std::uint64_t>() == 0 || d.get<std::uint64_t>() > (1u << 24)) {
+        throw field_error(where + ": shape: expected positive integers");
+      }
+      shape.push_back(d.get<std::uint64_t>());
+    }
+    if (shape.size() == 4) shape = {shape[1], shape[0] * shape[2], shape[3]};  // layers x heads
+    if (shape.size() != 3) throw field_error(where + ": shape: expected [tokens, heads, head_dim] (or layers first)");
+    const auto& offsets = it->at("data_offsets");
+    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
+      throw field_error(where + ": data_offsets: expected [begin, end]");
+    }
+    const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
+    const std::uint64_t count = shape[0] * shape[1] * shape[2];
+    if (end < begin || end > data.size() || end - begin != count * width) {
+      throw field_error(where + ": data_offsets: [" + std::to_string(begin) + ", " + std::to_string(end) +
+                        ") does not hold " + std::to_string(count) + " " + dtype + " values in the file");
+    }
+    out.rows = static_cast<std::uint32_t>(shape[0]);
+    out.heads = static_cast<std::uint32_t>(shape[1]);
+    out.head_dim = static_cast<std::uint32_t>(shape[2]);
+    out.values.resize(count);
+    const char* p = data.data() + begin;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      if (width == 4) {
+        std::memcpy(&out.values[i], p + 4 * i, 4);
+      } else {
+        std::uint16_t h;
+        std::memcpy(&h, p + 2 * i, 2);
+        out.values[i] = dtype == "F16" ? fp16_to_f32(h) : bf16_to_f32(h);
+      }
+      if (!std::isfinite(out.values[i])) throw field_error(where + ": value " + std::to_string(i) + " is not finite");
+    }
+    return true;
+  }
+  if (required) throw field_error(std::string("tensor '") + *names.begin() + "': missing");
+  return false;
+}
+
+// Attention outputs of `queries` over `k`, `v` for one head.
+void attend(const float* q, const float* k, const float* v, std::uint32_t tokens, std::uint32_t stride,
+            std::uint32_t dim, std::vector<double>& out) {
+  std::vector<double> w(tokens);
+  double top = -INFINITY;
+  for (std::uint32_t t = 0; t < tokens; ++t) {
+    double dot = 0;
+    for (std::uint32_t d = 0; d < dim; ++d) dot += double{q[d]} * k[t * stride + d];
+    w[t] = dot / std::sqrt(static_cast<double>(dim));
+    top = std::max(top, w[t]);
+  }
+  double sum = 0;
+  for (auto& x : w) sum += (x = std::exp(x - top));
+  out.assign(dim, 0);
+  for (std::uint32_t t = 0; t < tokens; ++t) {
+    for (std::uint32_t d = 0; d < dim; ++d) out[d] += w[t] / sum * v[t * stride + d];
+  }
+}
+
+}  // namespace
+
+expected<kv_sample, std::string> parse_kv_sample(std::string_view bytes, std::string_view source) {
+  try {
+    if (bytes.size() < 8) throw field_error("too short for a safetensors header");
+    std::uint64_t n = 0;
+    std::memcpy(&n, bytes.data(), 8);  // little-endian, as the format says (x86 and ARM are)
+    if (n > bytes.size() - 8) throw field_error("header length " + std::to_string(n) + " runs past the end");
+    nlohmann::json header;
+    try {
+      header = nlohmann::json::parse(bytes.substr(8, n));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw field_error(std::string("header: invalid JSON: ") + e.what());
+    }
+    if (!header.is_object()) throw field_error("header: expected a JSON object");
+    const std::string_view data = bytes.substr(8 + n);
+    tensor k, v, q;
+    find_tensor(header, data, {"k", "key", "keys"}, true, k);
+    find_tensor(header, data, {"v", "value", "values"}, true, v);
+    const bool has_q = find_tensor(header, data, {"q", "query", "queries"}, false, q);
+    if (v.rows != k.rows || v.heads != k.heads || v.head_dim != k.head_dim) {
+      throw field_error("tensor 'v': shape differs from the keys'");
+    }
+    if (k.head_dim % group_size != 0) {
+      throw field_error("tensor 'k': head_dim " + std::to_string(k.head_dim) + " is not a multiple of 32");
+    }
+    kv_sample s;
+    s.tokens = k.rows;
+    s.heads = k.heads;
+    s.head_dim = k.head_dim;
+    s.k = std::move(k.values);
+    s.v = std::move(v.values);
+    if (has_q) {
+      if (q.heads != s.heads || q.head_dim != s.head_dim) throw field_error("tensor 'q': heads or head_dim differ from the keys'");
+      s.queries = q.rows;
+      s.q = std::move(q.values);
+    } else {
+      s.queries = std::min<std::uint32_t>(16, s.tokens);
+      const std::size_t row = std::size_t{s.heads} * s.head_dim;
+      s.q.assign(s.k.end() - static_cast<std::ptrdiff_t>(s.queries * row), s.k.end());
+    }
+    return s;
+  } catch (const field_error& e) {
+    return unexpected{std::string(source) + ": " + e.what()};
+  }
+}
+
+expected<kv_sample, std::string> read_kv_sample(const std::filesystem::path& path) {
+  auto bytes = read_text_file(path);
+  if (!bytes) return unexpected{bytes.error()};
+  return parse_kv_sample(*bytes, path.string());
+}
+
+std::array<double, 4> attention_error_factors_of(const kv_sample& s) {
+  const std::size_t values = s.k.size();
+  const std::size_t groups = values / group_size;
+  const std::uint32_t stride = s.heads * s.head_dim;
+  std::array<double, 4> factors{};
+  std::vector<fp16_bits> half(values);
+  for (precision p : all_precisions) {
+    // Round to fp16 (what the cache stores), quantize to the level, and back.
+    std::array<std::vector<float>, 2> stored;
+    for (int which = 0; which < 2; ++which) {
+      const auto& src = which == 0 ? s.k : s.v;
+      for (std::size_t i = 0; i < values; ++i) half[i] = f32_to_fp16(src[i]);
+      std::vector<std::uint8_t> payload(groups * payload_bytes_per_group(p));
+      std::vector<fp16_bits> scales(groups * scale_halves_per_group(p) + 1);
+      stored[which].resize(values);
+      quantize(p, half.data(), groups, payload.data(), scales.data());
+      dequantize(p, payload.data(), scales.data(), groups, stored[which].data());
+    }
+    double error = 0, reference = 0;
+    std::vector<double> exact, measured;
+    for (std::uint32_t qi = 0; qi < s.queries; ++qi) {
+      for (std::uint32_t h = 0; h < s.heads; ++h) {
+        const float* q = s.q.data() + (std::size_t{qi} * s.heads + h) * s.head_dim;
+        const std::size_t at = std::size_t{h} * s.head_dim;
+        attend(q, s.k.data() + at, s.v.data() + at, s.tokens, stride, s.head_dim, exact);
+        attend(q, stored[0].data() + at, stored[1].data() + at, s.tokens, stride, s.head_dim, measured);
+        for (std::uint32_t d = 0; d < s.head_dim; ++d) {
+          error += (measured[d] - exact[d]) * (measured[d] - exact[d]);
+          reference += exact[d] * exact[d];
+        }
+      }
+    }
+    factors[ordinal(p)] = reference > 0 ? std::sqrt(error / reference) : NAN;
+  }
+  return factors;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,35 @@
+#pragma once
+// Real K/V tensors, read from a safetensors file, to calibrate the per-level attention error
+// factors on a model's own keys and values instead of kvscope's synthetic ones
+// (`kvscope-cli bench quality --kv-sample FILE.safetensors`).
+//
+// The file holds a key tensor ("k", "key" or "keys") and a value tensor ("v", "value" or
+// "values"), F32, F16 or BF16, shaped [tokens, heads, head_dim] or [layers, tokens, heads,
+// head_dim] (every layer's heads count as heads), head_dim a multiple of 32; optionally query
+// vectors ("q", "query" or "queries") shaped [queries, heads, head_dim] (or with layers first).
+// Without queries, the keys of the last 16 tokens stand in for them.
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "util/expected.hpp"
+
+namespace kvscope {
+
+struct kv_sample {
+  std::uint32_t tokens = 0, heads = 0, head_dim = 0, queries = 0;
+  std::vector<float> k, v;  // [token][head][dim]
+  std::vector<float> q;     // [query][head][dim]
+};
+
+// Parses a safetensors file's bytes; errors name the source and the tensor or field.
+expected<kv_sample, std::string> parse_kv_sample(std::string_view bytes, std::string_view source);
+expected<kv_sample, std::string> read_kv_sample(const std::filesystem::path& path);
+
+// The relative L2 error of decode attention, per level (by ordinal), with every K/V value stored
+// at that level: softmax(q k^T / sqrt(d)) v on the dequantized values vs on the originals.
+std::array<double, 4> attention_error_factors_of(const kv_sample& sample);
+
+}  // namespace kvscope

@@ -1,0 +1,91 @@
+// `kvscope-cli import-bench`, `predict-bench` and `calibrate` end to end.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+#include "temp_dir.hpp"
+
+namespace kvscope::test {
+namespace {
+
+const std::string measured = std::string(KVSCOPE_TEST_DATA_DIR) + "/vllm_bench_llama8b_h100_c1.json";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(CliVllmBench, ImportPrintsTheTableAndKvscopeNames) {
+  auto r = run_process({cli_path(), "import-bench", measured});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Successful requests:                     4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Median TPOT (ms):                        6.55"), std::string::npos) << r.out;
+  r = run_process({cli_path(), "import-bench", "--json", measured});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j[0]["requests_finished"], 4);
+  EXPECT_EQ(j[0]["max_concurrency"], 1);
+  EXPECT_DOUBLE_EQ(j[0]["latency"]["tpot_s"]["p50"].get<double>(), 0.00655);
+}
+
+// A file missing what a field needs is refused, naming the field.
+TEST(CliVllmBench, BrokenFilesAreRefusedNamingTheField) {
+  temp_dir dir;
+  const auto text = slurp(measured);
+  for (const auto& [field, name] : {std::pair{"\"completed\": 4, ", "completed"},
+                                    std::pair{"\"output_lens\": [128, 128, 128, 128], ", "output_lens"}}) {
+    auto broken = text;
+    broken.erase(broken.find(field), std::string(field).size());
+    const auto path = dir.file(std::string(name) + ".json");
+    write_text(path, broken);
+    const auto r = run_process({cli_path(), "import-bench", path});
+    EXPECT_EQ(r.exit_code, 2) << name;
+    EXPECT_NE(r.err.find(path + ": field '" + name + "': missing"), std::string::npos) << r.err;
+  }
+}
+
+// The simulated sweep: TPOT near the physics at concurrency 1 and rising with concurrency.
+TEST(CliVllmBench, PredictBenchTpotRisesWithConcurrency) {
+  const auto r = run_process({cli_path(), "predict-bench", "--model", "llama3-8b", "--gpu", "h100",
+                              "--concurrency", "1,64"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  const std::regex row(R"((\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\n)");
+  std::vector<double> tpot;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row); it != std::sregex_iterator(); ++it) {
+    tpot.push_back(std::stod((*it)[3]));
+  }
+  ASSERT_EQ(tpot.size(), 2u) << r.out;
+  EXPECT_NEAR(tpot[0], 6.48, 6.48 * 0.2) << "a published H100 measurement at concurrency 1";
+  EXPECT_GE(tpot[1], 1.5 * tpot[0]);
+  EXPECT_NE(r.out.find("= Simulated, concurrency 64 ="), std::string::npos);
+}
+
+TEST(CliVllmBench, CalibrateThenSimulateWithTheCalibration) {
+  temp_dir dir;
+  const auto calib = dir.file("calib.json");
+  auto r = run_process({cli_path(), "calibrate", "--measured", measured, "--model", "llama3-8b",
+                        "--gpu", "h100", "--out", calib});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rms relative error"), std::string::npos);
+  r = run_process({cli_path(), "simulate", "--load", "bench:" + measured, "--model", "llama3-8b",
+                   "--gpu", "h100", "--budget", "auto", "--calibration", calib, "--summary-json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(1e3 * j["latency"]["tpot_s"]["p50"].get<double>(), 6.55, 6.55 * 0.10);
+  // A calibration is for the GPU it was fitted on.
+  r = run_process({cli_path(), "simulate", "--load", "bench:" + measured, "--model", "llama3-8b",
+                   "--gpu", "a100-80g", "--budget", "auto", "--calibration", calib});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("fitted on GPU 'h100'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace kvscope::test

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "memory/kv_sample.hpp"
+
+namespace kvscope {
+namespace {
+
+// A safetensors file: 8-byte little-endian header length, the JSON header, then the data.
+std::string safetensors(const std::string& header, const std::vector<float>& data) {
+  std::string out(8, '\0');
+  const std::uint64_t n = header.size();
+  std::memcpy(out.data(), &n, 8);
+  out += header;
+  out.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
+  return out;
+}
+
+// Keys with a few outlier channels, as real keys have; values without.
+std::string sample_file(std::uint32_t tokens, std::uint32_t heads, std::uint32_t dim) {
+  std::mt19937 gen(7);
+  std::normal_distribution<float> normal;
+  const std::size_t n = std::size_t{tokens} * heads * dim;
+  std::vector<float> data(2 * n);
+  for (std::size_t i = 0; i < n; ++i) data[i] = normal(gen) * ((i % dim) % 16 == 3 ? 10.f : 1.f);
+  for (std::size_t i = n; i < 2 * n; ++i) data[i] = normal(gen);
+  const std::string shape = "[" + std::to_string(tokens) + "," + std::to_string(heads) + "," + std::to_string(dim) + "]";
+  const std::string header = R"({"__metadata__":{"format":"pt"},"k":{"dtype":"F32","shape":)" + shape +
+                             R"(,"data_offsets":[0,)" + std::to_string(4 * n) + R"(]},"v":{"dtype":"F32","shape":)" +
+                             shape + R"(,"data_offsets":[)" + std::to_string(4 * n) + "," + std::to_string(8 * n) + "]}}";
+  return safetensors(header, data);
+}
+
+TEST(KvSample, ReadsSafetensorsAndMeasuresEachLevel) {
+  const auto s = parse_kv_sample(sample_file(256, 2, 64), "kv.safetensors");
+  ASSERT_TRUE(s.has_value()) << s.error();
+  EXPECT_EQ(s->tokens, 256u);
+  EXPECT_EQ(s->heads, 2u);
+  EXPECT_EQ(s->head_dim, 64u);
+  EXPECT_EQ(s->queries, 16u) << "the last 16 keys stand in for queries";
+  const auto f = attention_error_factors_of(*s);
+  EXPECT_GT(f[0], 0.0);
+  EXPECT_LT(f[0], 1e-2) << "fp16 only rounds";
+  EXPECT_LT(f[0], f[1]);
+  EXPECT_LT(f[1], f[3]) << "q4 loses more than q8";
+  EXPECT_LT(f[3], 1.0);
+}
+
+TEST(KvSample, BadFilesNameWhatIsWrong) {
+  const auto error = [](const std::string& bytes) {
+    const auto s = parse_kv_sample(bytes, "kv.safetensors");
+    return s ? std::string() : s.error();
+  };
+  EXPECT_EQ(error("abc"), "kv.safetensors: too short for a safetensors header");
+  EXPECT_EQ(error(safetensors(R"({"v":{"dtype":"F32","shape":[1,1,32],"data_offsets":[0,128]}})",
+                              std::vector<float>(32))),
+            "kv.safetensors: tensor 'k': missing");
+  EXPECT_EQ(error(safetensors(R"({"k":{"dtype":"I8","shape":[1,1,32],"data_offsets":[0,32]}})",
+                              std::vector<float>(8))),
+            "kv.safetensors: tensor 'k': dtype 'I8' (F32, F16 or BF16 expected)");
+  EXPECT_EQ(error(safetensors(R"({"k":{"dtype":"F32","shape":[1,1,32],"data_offsets":[0,999]}})",
+                              std::vector<float>(32))),
+            "kv.safetensors: tensor 'k': data_offsets: [0, 999) does not hold 32 F32 values in the file");
+  EXPECT_EQ(error(safetensors(R"({"k":{"dtype":"F32","shape":[1,1,30],"data_offsets":[0,120]},)"
+                              R"("v":{"dtype":"F32","shape":[1,1,30],"data_offsets":[120,240]}})",
+                              std::vector<float>(60))),
+            "kv.safetensors: tensor 'k': head_dim 30 is not a multiple of 32");
+}
+
+}  // namespace
+}  // namespace kvscope

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
+#include "output_checks.hpp"
 #include "commands.hpp"
 #include "run/metric_table.hpp"
 #include "sweep/pareto.hpp"
@@ -105,6 +106,10 @@ int run_pareto(const pareto_options& o) {
     print_error("--plot: '" + o.plot_path + "': only SVG is drawn (name the file *.svg)");
     return exit_bad_input;
   }
+  if (auto problem = check_outputs({{"--plot", o.plot_path}}, {{"FILE", o.path}})) {
+    print_error(*problem);
+    return exit_bad_input;
+  }
   auto table = read_csv_file(o.path);
   if (!table) {
     print_error(table.error());
@@ -174,7 +179,7 @@ int run_pareto(const pareto_options& o) {
       for (std::size_t c = 0; c < table->header.size(); ++c) row[table->header[c]] = json_cell(table->rows[r][c]);
       rows.push_back(std::move(row));
     }
-    std::cout << rows.dump(2) << '\n';
+    std::cout << rows.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     return stdout_exit_status();
   }
   std::vector<std::size_t> columns{0};

@@ -14,6 +14,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "interrupt.hpp"
+#include "output_checks.hpp"
 #include "run_base.hpp"
 #include "sweep/config_apply.hpp"
 #include "sweep/sweep_file.hpp"
@@ -37,6 +38,13 @@ struct sweep_options {
 };
 
 int run_sweep(const sweep_options& o) {
+  // Before anything is read, written or run: the output must be writable and replace no input.
+  if (auto problem = check_outputs({{"--out", o.out}}, {{"--load", trace_of(o.base.load.spec)},
+                                                        {"--policy", o.base.policy_path},
+                                                        {"--configs", o.space.configs_path}})) {
+    print_error(*problem);
+    return exit_bad_input;
+  }
   auto shard = parse_shard(o.shard);
   if (!shard) {
     print_error(shard.error());
@@ -152,6 +160,13 @@ void add_sweep_command(CLI::App& root, int& exit_code) {
   merge->add_option("FILES", *files, "Shard files")->required()->check(CLI::ExistingFile);
   merge->add_option("--out", *out, "The merged CSV (atomically)")->required();
   merge->callback([files, out, &exit_code] {
+    std::vector<named_path> inputs;
+    for (const auto& f : *files) inputs.push_back({"FILES", f});
+    if (auto problem = check_outputs({{"--out", *out}}, inputs)) {
+      print_error(*problem);
+      exit_code = exit_bad_input;
+      return;
+    }
     std::vector<std::filesystem::path> paths(files->begin(), files->end());
     auto merged = merge_sweep_files(paths);
     if (!merged) {

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "interrupt.hpp"
 #include "io/policy_file.hpp"
+#include "output_checks.hpp"
 #include "load/load_error.hpp"
 #include "run_base.hpp"
 #include "sweep/config_apply.hpp"
@@ -76,6 +77,13 @@ int run_tune(const tune_options& o) {
   if (!o.out.empty() && !config_format_from_path(o.out)) {
     print_error("--out: '" + o.out + "': name the file *.json or *.toml (the policy config formats)");
     return exit_bad_input;
+  }
+  if (!o.out.empty()) {
+    const std::vector<named_path> outputs{{"--out", o.out}, {"--out (its provenance)", provenance_path(o.out).string()}};
+    if (auto bad = check_outputs(outputs, {{"--load", trace_of(o.base.load.spec)}, {"--policy", o.base.policy_path}})) {
+      print_error(*bad);
+      return exit_bad_input;
+    }
   }
   auto base = o.base.build();
   if (!base) {

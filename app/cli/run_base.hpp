@@ -29,6 +29,10 @@ struct run_base_flags {
   std::vector<std::string> typed() const;
 };
 
+// The file a load spec names ("" for a generated load; the result file of a bench: load), for
+// the checks that no output replaces an input.
+std::string trace_of(const std::string& spec);
+
 // Reads a trace once before a long run, so a bad row or an impossible length is refused with
 // its file, line and field before any long work (generated loads are checked by their spec).
 // Returns the exit code: exit_ok, or the error's after printing it.

@@ -3,10 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 
 #include "sweep/config_apply.hpp"
+#include "util/text_file.hpp"
 
 namespace kvscope::cli {
 
@@ -32,10 +31,9 @@ expected<sweep_plan, std::string> sweep_plan_flags::plan(const run_description& 
     if (!axes) return unexpected{axes.error()};
     p = grid_plan(*axes);
   } else if (!configs_path.empty()) {
-    std::ifstream in(configs_path, std::ios::binary);
-    if (!in) return unexpected{configs_path + ": cannot open file"};
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    p = parse_config_lines(text, configs_path);
+    auto text = read_text_file(configs_path);
+    if (!text) return unexpected{text.error()};
+    p = parse_config_lines(*text, configs_path);
   }
   if (!p) return p;
   auto checked = check_plan(base, *p, skip_invalid);

@@ -2,8 +2,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <iterator>
+
+#include "util/text_file.hpp"
 
 namespace kvscope {
 namespace {
@@ -152,11 +152,9 @@ expected<csv_table, std::string> parse_csv(std::string_view text, std::string_vi
 }
 
 expected<csv_table, std::string> read_csv_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return unexpected{path.string() + ": cannot open file"};
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) return unexpected{path.string() + ": read error"};
-  return parse_csv(text, path.string());
+  auto text = read_text_file(path);
+  if (!text) return unexpected{text.error()};
+  return parse_csv(*text, path.string());
 }
 
 expected<std::size_t, std::string> row_index(const csv_table& table, std::size_t row, std::string_view source) {

@@ -72,7 +72,8 @@ std::string provenance_json(const tune_problem& problem, const tune_result& resu
                          {"feasible", t.feasible},
                          {"score", score_json(problem, t.score)}});
   }
-  return j.dump(2) + "\n";
+  // A load path or config value need not be UTF-8: replace what is not rather than fail.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 expected<void, std::string> write_tuned(const std::filesystem::path& config_path, const policy_config& config,

@@ -10,12 +10,15 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <climits>
 
 #include "qcustomplot_include.hpp"
@@ -35,9 +38,23 @@
 #include "run_setup.hpp"
 #include "stats_panel.hpp"
 #include "util/byte_size.hpp"
+#include "wheel_guard.hpp"
 
 namespace kvscope::ui {
 namespace {
+
+// The dock layout's version in the settings: a layout saved by an older kvscope, whose docks
+// were placed differently, is dropped for the default one.
+constexpr int layoutVersion = 2;
+
+QScrollArea* scrollable(QWidget* panel) {
+  auto* area = new QScrollArea;
+  area->setObjectName(panel->objectName() + QStringLiteral("Scroll"));
+  area->setWidget(panel);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
 
 QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
 
@@ -65,13 +82,15 @@ MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, run_description run, d
   buildMenus();
   buildStatusBar();
   wire();
-  resize(1600, 1000);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("policyDock"))}, {390}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("runDock")), findChild<QDockWidget*>(QStringLiteral("policyDock")),
-               findChild<QDockWidget*>(QStringLiteral("statsDock"))}, {110, 250, 300}, Qt::Vertical);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("pressureDock"))}, {330}, Qt::Vertical);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("pressureDock")),
-               findChild<QDockWidget*>(QStringLiteral("memoryDock"))}, {900, 700}, Qt::Horizontal);
+  WheelGuard::guard(this);
+  setDefaultLayout();
+  // Only a real screen is fitted: the offscreen platform's is a nominal 800×600, and
+  // screenshots made there keep the default size.
+  const QString platform = QGuiApplication::platformName();
+  if (platform != QLatin1String("offscreen") && platform != QLatin1String("minimal") && screen()) {
+    fitTo(screen()->availableGeometry());
+  }
+  defaultState_ = saveState(layoutVersion);
   runPanel_->setStepsPerSecond(stepsPerSecond);
   runPanel_->setSeed(seedOf(run_));
   loadPanel_->showRun(run_);
@@ -138,13 +157,17 @@ void MainWindow::buildCentral() {
 }
 
 void MainWindow::buildDocks() {
+  // The side column runs the full height, beside the plots: the block table needs the rows.
   setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
-  setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   setDockNestingEnabled(true);
-  const auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area) {
+  // Panels scroll inside their dock rather than set its least height: on a 768-pixel screen
+  // the column is shorter than its panels, and every control stays reachable.
+  const auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area,
+                           bool scroll) {
     auto* d = new QDockWidget(title, this);
     d->setObjectName(QString::fromLatin1(name));
-    d->setWidget(w);
+    d->setWidget(scroll ? scrollable(w) : w);
     addDockWidget(area, d);
     return d;
   };
@@ -152,16 +175,16 @@ void MainWindow::buildDocks() {
   runPanel_ = new RunPanel;
   policyPanel_ = new PolicyPanel;
   statsPanel_ = new StatsPanel;
-  loadPanel_ = new LoadPanel;
+  loadPanel_ = new LoadPanel;  // scrolls its settings itself, its buttons stay in view
   pressurePlot_ = new PressurePlot;
   memoryPlot_ = new MemoryPlot;
   pressurePlot_->setHistory(&bridge_->history());  // one history for the plots and the CSV
   memoryPlot_->setHistory(&bridge_->history());
-  auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea);
-  auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea);
-  auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea);
-  auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea);
-  auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea);
+  auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea, true);
+  auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea, true);
+  auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
+  auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
+  auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
   splitDockWidget(run, policy, Qt::Vertical);
   splitDockWidget(policy, stats, Qt::Vertical);
   tabifyDockWidget(stats, table);
@@ -172,9 +195,42 @@ void MainWindow::buildDocks() {
     if (id != no_sequence) table->raise();
   });
   auto* pressure = dock(tr("Pressure, thresholds and level"), "pressureDock", pressurePlot_,
-                        Qt::BottomDockWidgetArea);
-  auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea);
+                        Qt::BottomDockWidgetArea, false);
+  auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(pressure, memory, Qt::Horizontal);
+}
+
+QDockWidget* MainWindow::dockNamed(const char* name) const {
+  return findChild<QDockWidget*>(QString::fromLatin1(name));
+}
+
+void MainWindow::setDefaultLayout() {
+  resize(1600, 1000);
+  placeDocks();
+}
+
+void MainWindow::placeDocks() {
+  // Shares of the window rather than fixed sizes, so a laptop screen gets the same layout.
+  const int side = std::clamp(width() * 27 / 100, 340, 420);
+  resizeDocks({dockNamed("runDock")}, {side}, Qt::Horizontal);
+  // The run and policy panels at their natural height, the tabs below them take the rest.
+  const int run = runPanel_->sizeHint().height(), policy = policyPanel_->sizeHint().height();
+  resizeDocks({dockNamed("runDock"), dockNamed("policyDock"), dockNamed("statsDock")},
+              {run, policy, std::max(120, height() - run - policy - 160)}, Qt::Vertical);
+  resizeDocks({dockNamed("pressureDock")}, {height() * 38 / 100}, Qt::Vertical);
+  const int plots = width() - side;
+  resizeDocks({dockNamed("pressureDock"), dockNamed("memoryDock")}, {plots * 55 / 100, plots * 45 / 100},
+              Qt::Horizontal);
+}
+
+void MainWindow::fitTo(const QRect& available) {
+  // Room for a title bar and borders, which are not known before the window is shown.
+  const QSize frame(8, 32);
+  const QSize size = QSize(1600, 1000).boundedTo(available.size() - frame).expandedTo(minimumSizeHint());
+  resize(size);
+  move(available.left() + std::max(0, (available.width() - size.width() - frame.width()) / 2),
+       available.top() + std::max(0, (available.height() - size.height() - frame.height()) / 2));
+  placeDocks();
 }
 
 void MainWindow::buildMenus() {
@@ -274,6 +330,7 @@ void MainWindow::buildMenus() {
   connect(darkAction_, &QAction::toggled, this, &MainWindow::setDarkTheme);
   view->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("What am I looking at?"), QKeySequence::HelpContents, this, [this] {
@@ -527,18 +584,24 @@ void MainWindow::setBlockColorMode(BlockColorMode mode) {
 
 void MainWindow::restoreSettings() {
   QSettings s;
+  // restoreGeometry keeps the window on a screen that is there now, and within its size.
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray(), layoutVersion);
   theme_ = s.value(QStringLiteral("view/dark"), false).toBool() ? &kvscope::ui::darkTheme() : &lightTheme();
   darkAction_->setChecked(theme_->dark);
   if (s.value(QStringLiteral("view/bySequence"), false).toBool()) setBlockColorMode(BlockColorMode::bySequence);
+}
+
+void MainWindow::resetLayout() {
+  restoreState(defaultState_, layoutVersion);
+  placeDocks();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (options_.persistSettings) {
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/state"), saveState(layoutVersion));
     s.setValue(QStringLiteral("view/dark"), theme_->dark);
     s.setValue(QStringLiteral("view/bySequence"), blockMap_->colorMode() == BlockColorMode::bySequence);
   }

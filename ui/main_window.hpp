@@ -16,6 +16,7 @@
 
 class QLabel;
 class QAction;
+class QDockWidget;
 class QProgressBar;
 class QTimer;
 class QToolButton;
@@ -88,6 +89,12 @@ class MainWindow : public QMainWindow {
   // hidden or disabled (run and load docks, the policy sliders, the Run menu, File > Open…).
   void setTourMode(bool on);
 
+  // Sizes the window to fit `available` (a screen's available geometry), title bar included,
+  // and shares it out between the docks. The constructor does this for the window's screen.
+  void fitTo(const QRect& available);
+  // The docks where they start, sized for the window as it is now (View > Reset layout).
+  void resetLayout();
+
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);
   bool isDarkTheme() const { return theme_->dark; }
@@ -106,6 +113,9 @@ class MainWindow : public QMainWindow {
   quint64 applyLoadPanel(const QString& trace);  // a non-empty trace: that file
   void buildCentral();
   void buildDocks();
+  QDockWidget* dockNamed(const char* name) const;
+  void setDefaultLayout();
+  void placeDocks();
   void buildMenus();
   void buildStatusBar();
   void wire();
@@ -152,6 +162,7 @@ class MainWindow : public QMainWindow {
   QLabel* feedLabel_ = nullptr;
   QLabel* errorLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;
+  QByteArray defaultState_;  // the docks as built, for View > Reset layout
   SnapshotPtr lastShown_;
   SnapshotPtr numbersShown_;       // what the numbers, donut and block table show
   QTimer* numbersTimer_ = nullptr;  // spaces their updates (see onSnapshot)

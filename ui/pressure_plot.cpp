@@ -59,6 +59,8 @@ class LevelBackground : public QCPLayerable {
 
 namespace {
 
+constexpr Qt::PenStyle usageStyle = Qt::DashLine;
+
 QCPItemLine* makeLine(QCustomPlot* plot) {
   auto* line = new QCPItemLine(plot);
   line->setLayer(QStringLiteral("bands"));
@@ -130,14 +132,14 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   layout->addWidget(plot_, 1);
 
   usage_ = plot_->addGraph();
-  usage_->setName(tr("KV cache usage (raw)"));
+  usage_->setName(tr("raw usage"));
   ewma_ = plot_->addGraph();
-  ewma_->setName(tr("EWMA (what the policy sees)"));
+  ewma_->setName(tr("EWMA (the policy's input)"));
   compress_ = plot_->addGraph();
-  compress_->setName(tr("level up (compress)"));
+  compress_->setName(tr("level up"));
   compress_->setLineStyle(QCPGraph::lsNone);
   relax_ = plot_->addGraph();
-  relax_->setName(tr("level down (relax)"));
+  relax_->setName(tr("level down"));
   relax_->setLineStyle(QCPGraph::lsNone);
   latest_ = plot_->addGraph();
   latest_->setName(tr("this step"));
@@ -156,7 +158,7 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   q4BandText_ = makeText(plot_, Qt::AlignLeft | Qt::AlignTop);
 
   plot_->yAxis->setRange(0, 1.04);
-  plot_->yAxis->setLabel(tr("pressure (used / budget)"));
+  plot_->yAxis->setLabel(fullYLabel());
   plot_->xAxis->setLabel(tr("simulated time (s)"));
   plot_->xAxis->setRange(0, window_);
   hideLegend(plot_);  // seriesLegend_ instead, while live (exports put it back)
@@ -165,6 +167,11 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->setMinimumHeight(160);
 
+  // Sizes known, ticks not made yet: fit ticks, label and captions to the room there is.
+  connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+    fitAxesToSize(plot_, plot_->yAxis, fullYLabel(), tr("pressure"));
+    placeCaptions();
+  });
   connect(plot_, &QCustomPlot::mousePress, this, [this] { setLive(false); });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { setLive(false); });
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setLive(true); });
@@ -185,8 +192,9 @@ void PressurePlot::setTheme(const Theme& t) {
   theme_ = &t;
   levels_->setTheme(&t);
   applyPlotTheme(plot_, t);
-  usage_->setPen(QPen(t.usageLine, 1));
-  ewma_->setPen(QPen(t.ewmaLine, 1));
+  // Styles as well as colours: in the dark theme the two greys are close.
+  usage_->setPen(QPen(t.usageLine, 1, usageStyle));
+  ewma_->setPen(QPen(t.ewmaLine, 2));
   compress_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, t.text, t.level[3], 9));
   relax_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, t.text, t.level[0], 9));
   latest_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(t.accent, 2.5), Qt::NoBrush, 15));
@@ -197,12 +205,14 @@ void PressurePlot::setTheme(const Theme& t) {
   }
   using Swatch = ColorLegend::Swatch;
   seriesLegend_->setEntries(
-      {{t.usageLine, usage_->name(), tr("Bytes referenced by running sequences / budget, each step"), false, {}, Swatch::line},
-       {t.ewmaLine, ewma_->name(), tr("The smoothed pressure the policy compares with its thresholds"), false, {}, Swatch::line},
-       {t.level[3], compress_->name(), tr("The policy moved to a more compact level"), false, t.text, Swatch::triangleUp},
-       {t.level[0], relax_->name(), tr("The policy moved back to a less compact level"), false, t.text, Swatch::triangleDown}});
+      {{t.usageLine, usage_->name(), tr("KV cache usage: bytes referenced by running sequences / budget, each step"), false, {},
+        Swatch::line, usageStyle, 1},
+       {t.ewmaLine, ewma_->name(), tr("The smoothed pressure the policy compares with its thresholds"), false, {},
+        Swatch::line, Qt::SolidLine, 2},
+       {t.level[3], compress_->name(), tr("The policy moved to a more compact level (compress)"), false, t.text, Swatch::triangleUp},
+       {t.level[0], relax_->name(), tr("The policy moved back to a less compact level (relax)"), false, t.text, Swatch::triangleDown}});
   q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
-  q4Line_->setPen(QPen(t.level[3], 1, Qt::DashLine));
+  q4Line_->setPen(QPen(t.level[3], 1, Qt::DashDotLine));
   QColor label = t.base;
   label.setAlpha(200);  // small items: keeps the captions readable over the data lines
   for (QCPItemText* text : {q8Text_, q4Text_, q8BandText_, q4BandText_}) {
@@ -232,15 +242,22 @@ void PressurePlot::placeThresholds() {
   q8Text_->setText(tr("q8 from EWMA ≥ %1").arg(q8, 0, 'f', 2));
   q4Text_->position->setCoords(0.005, q4);
   q4Text_->setText(tr("q4 from EWMA ≥ %1").arg(q4, 0, 'f', 2));
-  // Band captions only where the band is tall enough not to collide with the next line.
-  q8BandText_->position->setCoords(0.005, q8);
-  q8BandText_->setText(tr("kept until < %1").arg(std::max(0.0, q8 - h), 0, 'f', 2));
-  q4BandText_->position->setCoords(0.005, q4);
-  q4BandText_->setText(tr("kept until < %1").arg(std::max(0.0, q4 - h), 0, 'f', 2));
-  const bool room = q4 - q8 >= 0.07;
-  q8Text_->setVisible(room || q4 - q8 >= 0.035);
-  q4BandText_->setVisible(h >= 0.02 && room);
-  q8BandText_->setVisible(h >= 0.02);
+}
+
+void PressurePlot::placeCaptions() {
+  // In pixels, not pressure units: a short plot has room for fewer captions. The q4 caption
+  // sits above its line, so the axis reaches high enough to show it whole.
+  const double height = plot_->axisRect()->height();
+  if (height <= 0) return;
+  const double text = QFontMetrics(q8Text_->font()).height() + 2;
+  const double q8 = policy_.q8_threshold, q4 = policy_.q4_threshold, h = policy_.hysteresis;
+  const double upper = std::clamp(q4 / std::max(0.5, 1.0 - text / height), 1.04, 1.3);
+  if (std::abs(plot_->yAxis->range().upper - upper) > 1e-9) plot_->yAxis->setRange(0, upper);
+  const double px = height / upper;  // pixels per unit of pressure
+  const bool bandRoom = h * px >= text;
+  q4BandText_->setVisible(bandRoom && (q4 - q8) * px >= 2 * text);
+  q8Text_->setVisible((q4 - q8) * px >= (q4BandText_->visible() ? 2 : 1) * text);
+  q8BandText_->setVisible(bandRoom);
 }
 
 std::pair<double, double> PressurePlot::timeRange() const {
@@ -250,10 +267,13 @@ std::pair<double, double> PressurePlot::timeRange() const {
 double PressurePlot::q8LineValue() const { return q8Line_->start->coords().y(); }
 double PressurePlot::q4BandBottom() const { return q4Band_->bottomRight->coords().y(); }
 
+QString PressurePlot::fullYLabel() const { return tr("pressure (used / budget)"); }
+
 void PressurePlot::setPolicy(const policy_config& config) {
   if (config == policy_) return;
   policy_ = config;
   placeThresholds();
+  placeCaptions();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -59,6 +59,8 @@ class PressurePlot : public QWidget {
   void updateLatest();
   void updateRange();
   void placeThresholds();
+  void placeCaptions();  // which captions fit, and the axis' top (pixels: after a layout)
+  QString fullYLabel() const;
 
   QCustomPlot* plot_ = nullptr;
   QCPGraph* usage_ = nullptr;

@@ -117,13 +117,9 @@ void MainWindow::buildCentral() {
                              "many frames hold blocks now, and how many sequences run"));
   titleRow->addWidget(title);
   titleRow->addWidget(mapDetails_, 1);
-  auto* explain = new QLabel(tr(
-      "Each square is a <b>frame</b>: the memory of one fp16 block of %1 tokens. Under pressure the "
-      "policy stores older (“cold”) blocks more compactly, so a frame holds <b>two</b> 8-bit blocks "
-      "(halves) or <b>four</b> 4-bit blocks (quarters). The pale top of a block is room for tokens "
-      "not yet written. Hover for details; <b>click a block</b> to follow its sequence.").arg(run_.options.block_size));
-  explain->setWordWrap(true);
-  explain->setTextFormat(Qt::RichText);
+  mapExplain_ = new QLabel;  // its text names the block size: showRunDescription()
+  mapExplain_->setWordWrap(true);
+  mapExplain_->setTextFormat(Qt::RichText);
   auto* legendRow = new QHBoxLayout;
   mapLegend_ = new ColorLegend;
   legendRow->addWidget(mapLegend_);
@@ -148,7 +144,7 @@ void MainWindow::buildCentral() {
   mapHint_->setWordWrap(true);
   blockMap_ = new BlockMapWidget;
   layout->addLayout(titleRow);
-  layout->addWidget(explain);
+  layout->addWidget(mapExplain_);
   layout->addLayout(legendRow);
   layout->addWidget(blockMap_, 1);
   layout->addWidget(mapHint_);
@@ -395,6 +391,11 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::showRunDescription() {
+  mapExplain_->setText(tr(
+      "Each square is a <b>frame</b>: the memory of one fp16 block of %1 tokens. Under pressure the "
+      "policy stores older (“cold”) blocks more compactly, so a frame holds <b>two</b> 8-bit blocks "
+      "(halves) or <b>four</b> 4-bit blocks (quarters). The pale top of a block is room for tokens "
+      "not yet written. Hover for details; <b>click a block</b> to follow its sequence.").arg(run_.options.block_size));
   const QString model = QString::fromStdString(run_.options.model);
   const QString budget = QString::fromStdString(format_byte_size(run_.options.budget_bytes));
   feedLabel_->setText(tr("%1 · %2 · %3 · %4")

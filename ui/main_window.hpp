@@ -148,6 +148,7 @@ class MainWindow : public QMainWindow {
   ColorLegend* mapLegend_ = nullptr;
   LiveLabel* mapDetails_ = nullptr;  // frames, budget, use: beside the map's title
   QLabel* mapHint_ = nullptr;
+  QLabel* mapExplain_ = nullptr;
   QAction* byPrecision_ = nullptr;
   QToolButton* precisionButton_ = nullptr;
   QToolButton* sequenceButton_ = nullptr;

@@ -45,6 +45,7 @@ TEST(Screenshot, BadArgumentsExitTwoWithAReason) {
       {{"--session", dir.file("missing.json")}, "missing.json"},
       {{"--session", dir.file("s.json"), "--model", "tiny"}, "--session"},
       {{"--model", "llama3-70b", "--budget", "1MiB"}, "budget"},
+      {{"--block-size", "0"}, "--block-size"},
   };
   for (const auto& [args, needle] : cases) {
     std::vector<std::string> argv = {KVSCOPE_GUI_PATH, "--screenshot", shot};

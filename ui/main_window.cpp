@@ -490,6 +490,15 @@ void MainWindow::showNumbers(const SnapshotPtr& s) {
     errorLabel_->setText(tr("<span style='color:#c0392b'><b>engine stopped:</b> %1 (Reset starts over)</span>")
                              .arg(QString::fromStdString(s->error).toHtmlEscaped()));
   }
+  if (s->rejected_total > rejectionsAnnounced_ && !s->recent_rejections.empty()) {
+    // Said once per new rejection, in the status bar where the eye already is; the
+    // statistics panel keeps the count and the reasons.
+    rejectionsAnnounced_ = s->rejected_total;
+    const rejected_request& r = s->recent_rejections.back();
+    statusBar()->showMessage(tr("Request %1 was rejected: %2 (%3 so far; see Statistics)")
+                                 .arg(r.request_id).arg(QString::fromStdString(r.reason)).arg(s->rejected_total),
+                             10000);
+  }
   if (s->finished && !announcedEnd_) {
     announcedEnd_ = true;
     statusBar()->showMessage(tr("The load is over: every request has finished. Reset (Ctrl+R) runs "
@@ -509,6 +518,7 @@ void MainWindow::onHistoryReset() {
   memoryPlot_->clearHistory();
   statsPanel_->clearHistory();
   announcedEnd_ = false;
+  rejectionsAnnounced_ = 0;
 }
 
 void MainWindow::updateMapHeader(const SnapshotPtr& s) {

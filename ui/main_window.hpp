@@ -168,6 +168,7 @@ class MainWindow : public QMainWindow {
   SnapshotPtr numbersShown_;       // what the numbers, donut and block table show
   QTimer* numbersTimer_ = nullptr;  // spaces their updates (see onSnapshot)
   bool announcedEnd_ = false;  // the "load is over" message was shown for this run
+  std::uint64_t rejectionsAnnounced_ = 0;  // rejections the status bar has told of
 };
 
 }  // namespace kvscope::ui

@@ -1,15 +1,20 @@
 #include "pressure_plot.hpp"
 
 #include <QCheckBox>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include "qcustomplot_include.hpp"
 
 #include "level_legend.hpp"
+#include "transition_marks.hpp"
 
 namespace kvscope::ui {
 
@@ -129,6 +134,9 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   plot_->addLayer(QStringLiteral("bands"), plot_->layer(QStringLiteral("levels")), QCustomPlot::limAbove);
   plot_->addLayer(QStringLiteral("captions"), plot_->layer(QStringLiteral("main")), QCustomPlot::limAbove);
   levels_ = new LevelBackground(plot_);
+  clusterMarks_ = new ClusterMarks(plot_);
+  clusterMarks_->setClusters(&clusters_);
+  plot_->installEventFilter(this);  // marker tooltips
   layout->addWidget(plot_, 1);
 
   usage_ = plot_->addGraph();
@@ -171,6 +179,9 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   connect(plot_, &QCustomPlot::afterLayout, this, [this] {
     fitAxesToSize(plot_, plot_->yAxis, fullYLabel(), tr("pressure"));
     placeCaptions();
+    // Zoomed or resized: markers cluster at the new scale (a live window keeps its scale).
+    const double span = clusterSpan();
+    if (std::abs(span - clusterSpan_) > 0.02 * std::max(span, clusterSpan_)) updateMarkers();
   });
   connect(plot_, &QCustomPlot::mousePress, this, [this] { setLive(false); });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { setLive(false); });
@@ -191,6 +202,7 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
 void PressurePlot::setTheme(const Theme& t) {
   theme_ = &t;
   levels_->setTheme(&t);
+  clusterMarks_->setTheme(&t);
   applyPlotTheme(plot_, t);
   // Styles as well as colours: in the dark theme the two greys are close.
   usage_->setPen(QPen(t.usageLine, 1, usageStyle));
@@ -210,7 +222,9 @@ void PressurePlot::setTheme(const Theme& t) {
        {t.ewmaLine, ewma_->name(), tr("The smoothed pressure the policy compares with its thresholds"), false, {},
         Swatch::line, Qt::SolidLine, 2},
        {t.level[3], compress_->name(), tr("The policy moved to a more compact level (compress)"), false, t.text, Swatch::triangleUp},
-       {t.level[0], relax_->name(), tr("The policy moved back to a less compact level (relax)"), false, t.text, Swatch::triangleDown}});
+       {t.level[0], relax_->name(), tr("The policy moved back to a less compact level (relax)"), false, t.text, Swatch::triangleDown},
+       {t.accent, tr("several (count)"), tr("Level changes too close together to draw apart at this zoom: hover for "
+                                             "how many went up and down, zoom in to see each"), false, t.text, Swatch::circle}});
   q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
   q4Line_->setPen(QPen(t.level[3], 1, Qt::DashDotLine));
   QColor label = t.base;
@@ -342,16 +356,49 @@ void PressurePlot::updateLatest() {
   latest_->data()->set(point, true);
 }
 
+double PressurePlot::clusterSpan() const {
+  const int width = plot_->axisRect()->width();
+  return width > 0 ? ClusterMarks::diameter * plot_->xAxis->range().size() / width : 0;
+}
+
 void PressurePlot::updateMarkers() {
   QVector<QCPGraphData> up, down;
-  if (history_) {
-    for (const level_transition& tr : history_->transitions()) {
-      (ordinal(tr.to) > ordinal(tr.from) ? up : down).push_back({tr.sim_time_s, tr.ewma});
-    }
+  clusterSpan_ = clusterSpan();
+  clusters_ = history_ ? clusterTransitions(history_->transitions(), clusterSpan_) : std::vector<TransitionCluster>{};
+  for (const TransitionCluster& c : clusters_) {
+    if (c.count() == 1) (c.up ? up : down).push_back({c.time, c.ewma});  // the rest: ClusterMarks
   }
   compress_->data()->set(up, true);
   relax_->data()->set(down, true);
   markersShown_ = history_ ? history_->transitions_seen() : 0;
+}
+
+QString PressurePlot::markerToolTip(const QPointF& pixel) const {
+  const TransitionCluster* nearest = nullptr;
+  double best = ClusterMarks::diameter / 2 + 3;
+  for (const TransitionCluster& c : clusters_) {
+    const QPointF at(plot_->xAxis->coordToPixel(c.time), plot_->yAxis->coordToPixel(c.ewma));
+    const double d = std::hypot(at.x() - pixel.x(), at.y() - pixel.y());
+    if (d <= best) {
+      best = d;
+      nearest = &c;
+    }
+  }
+  return nearest ? describeCluster(*nearest) : QString();
+}
+
+bool PressurePlot::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const QString text = markerToolTip(help->pos());
+    if (text.isEmpty()) {
+      QToolTip::hideText();
+    } else {
+      QToolTip::showText(help->globalPos(), text, plot_);
+    }
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void PressurePlot::updateRange() {

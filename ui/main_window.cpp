@@ -77,6 +77,7 @@ MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, run_description run, d
   setAcceptDrops(true);
   bridge_ = new EngineBridge(std::move(feed), this);
   loader_ = new RunLoader(this);
+  metricsExport_ = new MetricsExport(this);
   buildCentral();
   buildDocks();
   buildMenus();
@@ -279,7 +280,7 @@ void MainWindow::buildMenus() {
                                      QStringLiteral("metrics.csv"));
     if (path.isEmpty()) return;
     QString error;
-    report(exportMetrics(path, &error), tr("Metrics written to %1").arg(path), error);
+    if (!exportMetrics(path, &error)) report(false, QString(), error);  // else it reports when done
   });
   for (auto [label, plot, name] :
        {std::tuple{tr("Export pressure plot…"), static_cast<QWidget*>(pressurePlot_), "pressure"},
@@ -416,6 +417,9 @@ void MainWindow::wire() {
   connect(bridge_, &EngineBridge::snapshotReady, this, &MainWindow::onSnapshot);
   connect(bridge_, &EngineBridge::metricsArrived, this, &MainWindow::onMetrics);
   connect(bridge_, &EngineBridge::historyReset, this, &MainWindow::onHistoryReset);
+  connect(metricsExport_, &MetricsExport::finished, this, &MainWindow::onMetricsExported);
+  connect(metricsExport_, &MetricsExport::progress, this,
+          [this](double fraction) { progress_->setValue(static_cast<int>(fraction * 1000)); });
   connect(bridge_, &EngineBridge::enginePolicy, this, [this](const policy_config& c) {
     policyPanel_->setConfig(c);
     pressurePlot_->setPolicy(c);

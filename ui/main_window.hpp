@@ -12,6 +12,7 @@
 #include "run/commands.hpp"
 #include "io/session_file.hpp"
 #include "meta_types.hpp"
+#include "metrics_export.hpp"
 #include "theme.hpp"
 
 class QLabel;
@@ -67,7 +68,10 @@ class MainWindow : public QMainWindow {
   bool exportPolicyConfig(const QString& path, QString* error);
   bool importPolicyConfig(const QString& path, QString* error);
   bool exportPlot(QWidget* plot, const QString& path, QString* error);  // .png or .pdf
-  bool exportMetrics(const QString& path, QString* error);              // CSV
+  // CSV of every step: at once when the window holds the whole run, else (a run longer than
+  // the 65,536 steps it keeps) by running the session again in the background; either way
+  // metricsExported follows, saying what was written.
+  bool exportMetrics(const QString& path, QString* error);
   bool saveSession(const QString& path, QString* error);
   bool saveScreenshot(const QString& path, QString* error);
 
@@ -100,6 +104,8 @@ class MainWindow : public QMainWindow {
   bool isDarkTheme() const { return theme_->dark; }
 
  Q_SIGNALS:
+  // `complete`: every step of the run is in the file; else `message` says which are not.
+  void metricsExported(const QString& path, bool complete, const QString& message);
   void runStarted(const QString& what);
   void runFailed(const QString& error);
 
@@ -124,6 +130,7 @@ class MainWindow : public QMainWindow {
   void showNumbers(const SnapshotPtr& snapshot);
   void onMetrics(const MetricsPtr& metrics);
   void onHistoryReset();
+  void onMetricsExported(const QString& path, const MetricsExport::Result& result);
   void updateMapHeader(const SnapshotPtr& snapshot);
   void updateSelectionHint(sequence_id id);
   void showRunDescription();
@@ -137,6 +144,7 @@ class MainWindow : public QMainWindow {
   const Theme* theme_ = &lightTheme();
   EngineBridge* bridge_ = nullptr;
   RunLoader* loader_ = nullptr;
+  MetricsExport* metricsExport_ = nullptr;
   BlockMapWidget* blockMap_ = nullptr;
   BlockTablePanel* blockTable_ = nullptr;
   PolicyPanel* policyPanel_ = nullptr;

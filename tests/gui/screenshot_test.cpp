@@ -56,6 +56,20 @@ TEST(Screenshot, BadArgumentsExitTwoWithAReason) {
   }
 }
 
+// Without --screenshot, on the offscreen platform (no one to click a dialog): bad arguments
+// still end at once with 2 and the reason on stderr.
+TEST(Screenshot, BadArgumentsWithoutScreenshotExitTwoWithoutWaiting) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--model", "gpt-9"}, "gpt-9"}, {{"--no-such-option"}, "no-such-option"}, {{"stray"}, "stray"}};
+  for (const auto& [args, needle] : cases) {
+    std::vector<std::string> argv = {"/usr/bin/env", "QT_QPA_PLATFORM=offscreen", KVSCOPE_GUI_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto r = run_process(argv);
+    EXPECT_EQ(r.exit_code, 2) << args.front() << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
+}
+
 TEST(Headless, WithoutADisplayTheEngineRunsAndPrintsItsSummary) {
   const auto r = run_process({"/usr/bin/env", "-u", "QT_QPA_PLATFORM", "-u", "DISPLAY", "-u",
                               "WAYLAND_DISPLAY", KVSCOPE_GUI_PATH, "--load", smallLoad, "--model",

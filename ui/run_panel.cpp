@@ -34,7 +34,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   speed_->addItem(tr("as fast as possible"), 0.0);
   speed_->setCurrentIndex(3);
   speed_->setToolTip(tr("Engine steps per wall-clock second. Each step is one batched forward "
-                        "pass, about 13 ms of simulated time in the demo."));
+                        "pass, about 13 ms of simulated time in the demo. \"As fast as possible\" "
+                        "plays a long trace through in seconds."));
   seed_ = new QSpinBox;
   seed_->setObjectName(QStringLiteral("seed"));
   seed_->setRange(0, INT_MAX);

@@ -1,6 +1,7 @@
 // Opening a load: a malformed trace dropped on the window shows the reader's message and the
 // previous load keeps running; a good trace, the load panel's settings and a new seed each
 // replace the runner (built off the GUI thread) and the plots start over.
+#include <QComboBox>
 #include <QDropEvent>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -81,6 +82,31 @@ TEST(OpenLoad, AGoodTraceReplacesTheRunnerAndStartsOver) {
   EXPECT_EQ(window->currentRun().options.model, "tiny") << "the load panel's engine settings";
   ASSERT_TRUE(test::waitFor([&] { return window->bridge()->current()->step > 5; }));
   EXPECT_TRUE(window->loadPanel()->traceSelected());
+}
+
+// A trace plays at the run panel's pace; "as fast as possible" is one of its speeds and lets
+// the engine run unthrottled (at 60 steps/s the 3,000 steps below would take 50 s).
+TEST(OpenLoad, ATraceCanPlayAsFastAsPossible) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  QComboBox* speed = window->runPanel()->speedBox();
+  const int fastest = speed->findText(QStringLiteral("as fast as possible"));
+  ASSERT_GE(fastest, 0);
+  EXPECT_EQ(speed->itemData(fastest).toDouble(), 0.0);
+  speed->setCurrentIndex(speed->findData(60.0));
+  QSignalSpy started(window.get(), &MainWindow::runStarted);
+  ASSERT_GT(window->openTrace(QStringLiteral(KVSCOPE_TEST_DATA_DIR "/azure_conv_500.csv")), 0u);
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }));
+  auto* trace = dynamic_cast<runner*>(window->bridge()->feed());
+  ASSERT_NE(trace, nullptr);
+  speed->setCurrentIndex(fastest);
+  const auto logged = trace->sync()->command_log;
+  ASSERT_FALSE(logged.empty());
+  const auto* pace = std::get_if<speed_command>(&logged.back().command);
+  ASSERT_NE(pace, nullptr);
+  EXPECT_EQ(pace->steps_per_second, 0.0);
+  EXPECT_TRUE(test::waitFor([&] { return trace->latest()->step > 3000 || trace->latest()->finished; },
+                            std::chrono::seconds(20)));
 }
 
 TEST(OpenLoad, TheLoadPanelBuildsAGeneratorSpecAndRestarts) {

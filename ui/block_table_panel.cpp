@@ -13,6 +13,8 @@
 namespace kvscope::ui {
 namespace {
 
+constexpr int minimumRows = 12;
+
 QString explainText(std::uint32_t blockSize) {
   return QObject::tr("A sequence sees its KV cache as consecutive <i>logical</i> blocks of %1 tokens. Its "
                      "<b>block table</b> maps each one to a <i>physical</i> slot anywhere in the pool, so "
@@ -77,13 +79,25 @@ QVariant BlockTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant BlockTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole) {  // the headers are short: the dock is narrow
+    switch (section) {
+      case colLogical: return tr("Logical block: its place in the sequence");
+      case colTokens: return tr("The tokens it holds");
+      case colFrame: return tr("Physical frame in the pool");
+      case colSlot: return tr("Slot in the frame: 0 for fp16, 0–1 for 8-bit, 0–3 for 4-bit blocks");
+      case colTier: return tr("The precision it is stored at");
+      case colShared: return tr("Shared with other sequences (a prefix cache hit)");
+      default: return {};
+    }
+  }
+  if (role != Qt::DisplayRole) return {};
   switch (section) {
-    case colLogical: return tr("logical");
+    case colLogical: return tr("block");
     case colTokens: return tr("tokens");
     case colFrame: return tr("frame");
     case colSlot: return tr("slot");
-    case colTier: return tr("stored as");
+    case colTier: return tr("as");
     case colShared: return tr("shared");
     default: return {};
   }
@@ -106,8 +120,13 @@ BlockTablePanel::BlockTablePanel(QWidget* parent) : QWidget(parent) {
   view_->verticalHeader()->setVisible(false);
   view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 4);
   view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  view_->horizontalHeader()->setStretchLastSection(true);
+  // The last column takes what is left, and no more: a stretched last section is at least
+  // the default section size (100 px), which made a narrow dock scroll sideways.
+  view_->horizontalHeader()->setSectionResizeMode(BlockTableModel::colShared, QHeaderView::Stretch);
   view_->setAlternatingRowColors(true);
+  // At least twelve rows in view: a sequence of a few hundred tokens is read at a glance.
+  view_->setMinimumHeight(view_->horizontalHeader()->sizeHint().height() +
+                          minimumRows * view_->verticalHeader()->defaultSectionSize() + 2 * view_->frameWidth());
   layout->addWidget(header_);
   layout->addWidget(view_, 1);
   layout->addWidget(explain_);
@@ -152,6 +171,10 @@ void BlockTablePanel::refresh() {
       if (s.id == sequence_) seq = &s;
     }
   }
+  // The explanation is for an empty table; with a sequence shown its rows need the room, and
+  // the explanation moves to the table's tooltip.
+  explain_->setVisible(!seq);
+  view_->setToolTip(seq ? explain_->text() : QString());
   if (!seq) {
     model_->setRows({}, 16, 0);
     header_->setText(lastShown_ != no_sequence && sequence_ == no_sequence && snapshot_

@@ -22,11 +22,10 @@
 #include <climits>
 #include <cmath>
 
+#include "engine_options_box.hpp"
 #include "load/generator_spec.hpp"
 #include "load/open_load.hpp"
-#include "memory/model_shape.hpp"
 #include "run_setup.hpp"
-#include "util/byte_size.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -72,45 +71,17 @@ LoadPanel::LoadPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(form);
   outer->setContentsMargins(6, 4, 6, 4);
   outer->setSpacing(4);
+  engine_ = new EngineOptionsBox;
+  outer->addWidget(engine_);
+  outer->addWidget(buildLoadBox());
+  outer->addStretch();
+  scroll->setWidget(form);
+  top->addLayout(buildFooter());
+  wire();
+  showRun(demoSession());
+}
 
-  // The engine: model, budget, payload.
-  auto* engineBox = new QGroupBox(tr("Engine"));
-  auto* engineForm = new QFormLayout(engineBox);
-  engineForm->setContentsMargins(6, 4, 6, 4);
-  engineForm->setVerticalSpacing(3);
-  model_ = new QComboBox;
-  model_->setObjectName(QStringLiteral("model"));
-  for (const model_preset& m : model_presets()) {
-    model_->addItem(qs(m.name));
-    model_->setItemData(model_->count() - 1,
-                        tr("%1 layers × %2 KV heads × head dim %3: %4 KiB of fp16 K/V per token")
-                            .arg(m.shape.layers).arg(m.shape.kv_heads).arg(m.shape.head_dim)
-                            .arg(static_cast<double>(m.shape.values_per_token() * 2) / 1024.0, 0, 'f', 1),
-                        Qt::ToolTipRole);
-  }
-  model_->setToolTip(tr("The model whose KV cache is simulated (its layers, KV heads and head size)"));
-  budget_ = new QLineEdit;
-  budget_->setObjectName(QStringLiteral("budget"));
-  budget_->setToolTip(tr("KV cache budget: 16MiB, 2GiB, 1.5GB or a byte count"));
-  budgetHint_ = new QLabel;
-  budgetHint_->setWordWrap(true);
-  payload_ = new QComboBox;
-  payload_->setObjectName(QStringLiteral("payload"));
-  payload_->addItem(tr("data — real K/V bytes, error measured"), QStringLiteral("data"));
-  payload_->addItem(tr("accounting — sizes only (big models)"), QStringLiteral("accounting"));
-  payload_->setToolTip(tr("data: blocks hold real bytes that are really quantized, and the error "
-                          "is measured; accounting: only tables and byte counts, so any model size "
-                          "fits in memory"));
-  for (QComboBox* box : {model_, payload_}) {
-    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    box->setMinimumContentsLength(12);
-  }
-  engineForm->addRow(tr("model"), model_);
-  engineForm->addRow(tr("budget"), budget_);
-  engineForm->addRow(QString(), budgetHint_);
-  engineForm->addRow(tr("payload"), payload_);
-  outer->addWidget(engineBox);
-
+QGroupBox* LoadPanel::buildLoadBox() {
   // The load: generated or a trace.
   auto* loadBox = new QGroupBox(tr("Load"));
   auto* loadLayout = new QVBoxLayout(loadBox);
@@ -126,7 +97,12 @@ LoadPanel::LoadPanel(QWidget* parent) : QWidget(parent) {
   sources->addWidget(trace_);
   sources->addStretch();
   loadLayout->addLayout(sources);
+  loadLayout->addWidget(buildGenerator());
+  loadLayout->addWidget(buildTraceBox());
+  return loadBox;
+}
 
+QWidget* LoadPanel::buildGenerator() {
   generatorBox_ = new QWidget;
   auto* gen = new QFormLayout(generatorBox_);
   gen->setContentsMargins(0, 0, 0, 0);
@@ -171,11 +147,13 @@ LoadPanel::LoadPanel(QWidget* parent) : QWidget(parent) {
   spec_->setObjectName(QStringLiteral("spec"));
   spec_->setToolTip(tr("The same load for kvscope-cli: --load '<this>'"));
   gen->addRow(tr("as spec"), spec_);
-  loadLayout->addWidget(generatorBox_);
+  return generatorBox_;
+}
 
+QWidget* LoadPanel::buildTraceBox() {
   traceBox_ = new QWidget;
-  auto* tr_ = new QGridLayout(traceBox_);
-  tr_->setContentsMargins(0, 0, 0, 0);
+  auto* grid = new QGridLayout(traceBox_);
+  grid->setContentsMargins(0, 0, 0, 0);
   path_ = new QLineEdit;
   path_->setPlaceholderText(tr("drop a trace on the window, or Open trace…"));
   path_->setToolTip(tr("Azure 2023/2024, BurstGPT, Mooncake, Vidur or kvscope JSONL trace"));
@@ -188,19 +166,17 @@ LoadPanel::LoadPanel(QWidget* parent) : QWidget(parent) {
   format_->setMinimumContentsLength(6);
   skipBadRows_ = new QCheckBox(tr("skip bad rows"));
   skipBadRows_->setToolTip(tr("Skip malformed rows (and say how many) instead of refusing the trace"));
-  tr_->addWidget(path_, 0, 0, 1, 3);
-  tr_->addWidget(open_, 1, 0);
-  tr_->addWidget(format_, 1, 1);
-  tr_->addWidget(skipBadRows_, 1, 2);
-  loadLayout->addWidget(traceBox_);
-  outer->addWidget(loadBox);
-  outer->addStretch();
-  scroll->setWidget(form);
+  grid->addWidget(path_, 0, 0, 1, 3);
+  grid->addWidget(open_, 1, 0);
+  grid->addWidget(format_, 1, 1);
+  grid->addWidget(skipBadRows_, 1, 2);
+  return traceBox_;
+}
+
+QLayout* LoadPanel::buildFooter() {
   auto* footer = new QVBoxLayout;
   footer->setContentsMargins(6, 0, 6, 4);
   footer->setSpacing(3);
-  top->addLayout(footer);
-
   auto* actions = new QHBoxLayout;
   apply_ = new QPushButton(tr("Restart with these settings"));
   apply_->setObjectName(QStringLiteral("applyLoad"));
@@ -223,7 +199,10 @@ LoadPanel::LoadPanel(QWidget* parent) : QWidget(parent) {
   message_->setWordWrap(true);
   message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   footer->addWidget(message_);
+  return footer;
+}
 
+void LoadPanel::wire() {
   for (QDoubleSpinBox* b : {rate_, burstiness_, duration_, prompt_.a, prompt_.b, output_.a, output_.b}) {
     connect(b, &QDoubleSpinBox::valueChanged, this, &LoadPanel::updatePreview);
   }
@@ -240,13 +219,11 @@ LoadPanel::LoadPanel(QWidget* parent) : QWidget(parent) {
       updatePreview();
     });
   }
-  connect(budget_, &QLineEdit::textChanged, this, &LoadPanel::updatePreview);
-  connect(model_, &QComboBox::currentIndexChanged, this, &LoadPanel::updatePreview);
+  connect(engine_, &EngineOptionsBox::changed, this, &LoadPanel::updatePreview);  // the spec's block size
   connect(generated_, &QRadioButton::toggled, this, &LoadPanel::updateSourceEnabled);
   connect(open_, &QPushButton::clicked, this, &LoadPanel::openTraceRequested);
   connect(apply_, &QPushButton::clicked, this, &LoadPanel::applyRequested);
   connect(cancel_, &QPushButton::clicked, this, &LoadPanel::cancelRequested);
-  showRun(demoSession());
 }
 
 QWidget* LoadPanel::makeDistEditor(DistEditor& d, const QString& what) {
@@ -303,7 +280,7 @@ expected<std::string, QString> LoadPanel::generatorSpec() const {
     g.prefix_groups = static_cast<std::uint32_t>(prefixGroups_->value());
     g.prefix_tokens = static_cast<std::uint32_t>(prefixLen_->value());
   }
-  g.block_size = blockSize_;
+  g.block_size = engine_->blockSize();  // prefixes are hashed per block, as the engine does
   // Through the parser, so every rule of the spec (ranges, duration or count) is checked once.
   const std::string text = to_string(g);
   const auto back = parse_generator_spec(text);
@@ -315,12 +292,7 @@ expected<run_description, QString> LoadPanel::run(const run_description& base, c
   run_description s = base;
   s.commands.clear();
   s.steps = 0;
-  s.options.model = model_->currentText().toStdString();
-  const auto budget = parse_byte_size(budget_->text().trimmed().toStdString());
-  if (!budget) return unexpected{tr("budget: '%1' is not a size (e.g. 16MiB, 2GiB)").arg(budget_->text())};
-  s.options.budget_bytes = *budget;
-  s.options.payload = payload_->currentData().toString() == QLatin1String("data") ? payload_mode::data
-                                                                                   : payload_mode::accounting;
+  if (auto applied = engine_->apply(s.options); !applied) return unexpected{applied.error()};
   s.options.seed = static_cast<std::uint64_t>(seed_->value());
   if (!trace.isEmpty() || traceSelected()) {
     const QString path = trace.isEmpty() ? path_->text().trimmed() : trace;
@@ -344,11 +316,7 @@ expected<run_description, QString> LoadPanel::run(const run_description& base, c
 
 void LoadPanel::showRun(const run_description& run) {
   const QSignalBlocker blockSeed(seed_);
-  blockSize_ = run.options.block_size;
-  const int m = model_->findText(QString::fromStdString(run.options.model));
-  if (m >= 0) model_->setCurrentIndex(m);
-  budget_->setText(QString::fromStdString(budgetText(run.options.budget_bytes)));
-  payload_->setCurrentIndex(run.options.payload == payload_mode::data ? 0 : 1);
+  engine_->showOptions(run.options);
   if (isGenerated(run)) {
     if (const auto g = parse_generator_spec(run.load_spec)) {
       rate_->setValue(g->rate);
@@ -398,17 +366,6 @@ void LoadPanel::updatePreview() {
   const auto spec = generatorSpec();
   spec_->setText(spec ? QString::fromStdString(*spec) : tr("not valid: %1").arg(spec.error()));
   spec_->setCursorPosition(0);
-  const auto budget = parse_byte_size(budget_->text().trimmed().toStdString());
-  const auto shape = find_model_shape(model_->currentText().toStdString());
-  if (!budget || !shape) {
-    budgetHint_->setText(tr("<span style='color:#c0392b'>not a size</span>"));
-    return;
-  }
-  const std::uint64_t frame = shape->values_per_token() * 2 * blockSize_;
-  budgetHint_->setText(tr("≈ %1 frames of %2 (one fp16 block of %3 tokens each)")
-                           .arg(*budget / frame)
-                           .arg(QString::fromStdString(format_byte_size(frame)))
-                           .arg(blockSize_));
 }
 
 void LoadPanel::showProgress(double fraction, const QString& text) {
@@ -430,5 +387,9 @@ void LoadPanel::showMessage(const QString& text, bool error) {
 }
 
 QString LoadPanel::message() const { return message_->text(); }
+
+QComboBox* LoadPanel::modelBox() const { return engine_->modelBox(); }
+QLineEdit* LoadPanel::budgetEdit() const { return engine_->budgetEdit(); }
+QComboBox* LoadPanel::payloadBox() const { return engine_->payloadBox(); }
 
 }  // namespace kvscope::ui

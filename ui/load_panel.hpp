@@ -1,5 +1,5 @@
 #pragma once
-// What the engine runs: the model preset, the KV budget and the payload mode, and the load —
+// What the engine runs: the engine (EngineOptionsBox: model, budget, payload, paging), and the load —
 // either a generated one (rate, burstiness, prompt/output length distributions, duration or
 // count, shared-prefix groups, seed: spelled as the CLI's "gen:" spec, shown live) or a
 // recorded trace ("Open trace…", or drop a file on the window). Nothing here runs anything:
@@ -15,6 +15,8 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
+class QLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -23,6 +25,8 @@ class QRadioButton;
 class QSpinBox;
 
 namespace kvscope::ui {
+
+class EngineOptionsBox;
 
 class LoadPanel : public QWidget {
   Q_OBJECT
@@ -50,9 +54,10 @@ class LoadPanel : public QWidget {
   std::uint64_t seed() const;
 
   // For tests.
-  QComboBox* modelBox() const { return model_; }
-  QLineEdit* budgetEdit() const { return budget_; }
-  QComboBox* payloadBox() const { return payload_; }
+  EngineOptionsBox* engineBox() const { return engine_; }
+  QComboBox* modelBox() const;
+  QLineEdit* budgetEdit() const;
+  QComboBox* payloadBox() const;
   QDoubleSpinBox* rateBox() const { return rate_; }
   QPushButton* applyButton() const { return apply_; }
 
@@ -68,15 +73,17 @@ class LoadPanel : public QWidget {
     QDoubleSpinBox* a = nullptr;
     QDoubleSpinBox* b = nullptr;
   };
+  QGroupBox* buildLoadBox();
+  QWidget* buildGenerator();
+  QWidget* buildTraceBox();
+  QLayout* buildFooter();
+  void wire();
   QWidget* makeDistEditor(DistEditor& d, const QString& what);
   void updateDistLabels(DistEditor& d);
   void updatePreview();
   void updateSourceEnabled();
 
-  QComboBox* model_ = nullptr;
-  QLineEdit* budget_ = nullptr;
-  QLabel* budgetHint_ = nullptr;
-  QComboBox* payload_ = nullptr;
+  EngineOptionsBox* engine_ = nullptr;
   QRadioButton* generated_ = nullptr;
   QRadioButton* trace_ = nullptr;
   QWidget* generatorBox_ = nullptr;
@@ -98,7 +105,6 @@ class LoadPanel : public QWidget {
   QPushButton* cancel_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QLabel* message_ = nullptr;
-  std::uint32_t blockSize_ = 16;
 };
 
 }  // namespace kvscope::ui

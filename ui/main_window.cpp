@@ -10,12 +10,15 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <climits>
 
 #include "qcustomplot_include.hpp"
@@ -35,9 +38,23 @@
 #include "run_setup.hpp"
 #include "stats_panel.hpp"
 #include "util/byte_size.hpp"
+#include "wheel_guard.hpp"
 
 namespace kvscope::ui {
 namespace {
+
+// The dock layout's version in the settings: a layout saved by an older kvscope, whose docks
+// were placed differently, is dropped for the default one.
+constexpr int layoutVersion = 2;
+
+QScrollArea* scrollable(QWidget* panel) {
+  auto* area = new QScrollArea;
+  area->setObjectName(panel->objectName() + QStringLiteral("Scroll"));
+  area->setWidget(panel);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
 
 QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
 
@@ -60,18 +77,21 @@ MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, run_description run, d
   setAcceptDrops(true);
   bridge_ = new EngineBridge(std::move(feed), this);
   loader_ = new RunLoader(this);
+  metricsExport_ = new MetricsExport(this);
   buildCentral();
   buildDocks();
   buildMenus();
   buildStatusBar();
   wire();
-  resize(1600, 1000);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("policyDock"))}, {390}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("runDock")), findChild<QDockWidget*>(QStringLiteral("policyDock")),
-               findChild<QDockWidget*>(QStringLiteral("statsDock"))}, {110, 250, 300}, Qt::Vertical);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("pressureDock"))}, {330}, Qt::Vertical);
-  resizeDocks({findChild<QDockWidget*>(QStringLiteral("pressureDock")),
-               findChild<QDockWidget*>(QStringLiteral("memoryDock"))}, {900, 700}, Qt::Horizontal);
+  WheelGuard::guard(this);
+  setDefaultLayout();
+  // Only a real screen is fitted: the offscreen platform's is a nominal 800×600, and
+  // screenshots made there keep the default size.
+  const QString platform = QGuiApplication::platformName();
+  if (platform != QLatin1String("offscreen") && platform != QLatin1String("minimal") && screen()) {
+    fitTo(screen()->availableGeometry());
+  }
+  defaultState_ = saveState(layoutVersion);
   runPanel_->setStepsPerSecond(stepsPerSecond);
   runPanel_->setSeed(seedOf(run_));
   loadPanel_->showRun(run_);
@@ -98,13 +118,9 @@ void MainWindow::buildCentral() {
                              "many frames hold blocks now, and how many sequences run"));
   titleRow->addWidget(title);
   titleRow->addWidget(mapDetails_, 1);
-  auto* explain = new QLabel(tr(
-      "Each square is a <b>frame</b>: the memory of one fp16 block of %1 tokens. Under pressure the "
-      "policy stores older (“cold”) blocks more compactly, so a frame holds <b>two</b> 8-bit blocks "
-      "(halves) or <b>four</b> 4-bit blocks (quarters). The pale top of a block is room for tokens "
-      "not yet written. Hover for details; <b>click a block</b> to follow its sequence.").arg(run_.options.block_size));
-  explain->setWordWrap(true);
-  explain->setTextFormat(Qt::RichText);
+  mapExplain_ = new QLabel;  // its text names the block size: showRunDescription()
+  mapExplain_->setWordWrap(true);
+  mapExplain_->setTextFormat(Qt::RichText);
   auto* legendRow = new QHBoxLayout;
   mapLegend_ = new ColorLegend;
   legendRow->addWidget(mapLegend_);
@@ -129,7 +145,7 @@ void MainWindow::buildCentral() {
   mapHint_->setWordWrap(true);
   blockMap_ = new BlockMapWidget;
   layout->addLayout(titleRow);
-  layout->addWidget(explain);
+  layout->addWidget(mapExplain_);
   layout->addLayout(legendRow);
   layout->addWidget(blockMap_, 1);
   layout->addWidget(mapHint_);
@@ -138,13 +154,17 @@ void MainWindow::buildCentral() {
 }
 
 void MainWindow::buildDocks() {
+  // The side column runs the full height, beside the plots: the block table needs the rows.
   setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
-  setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   setDockNestingEnabled(true);
-  const auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area) {
+  // Panels scroll inside their dock rather than set its least height: on a 768-pixel screen
+  // the column is shorter than its panels, and every control stays reachable.
+  const auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area,
+                           bool scroll) {
     auto* d = new QDockWidget(title, this);
     d->setObjectName(QString::fromLatin1(name));
-    d->setWidget(w);
+    d->setWidget(scroll ? scrollable(w) : w);
     addDockWidget(area, d);
     return d;
   };
@@ -152,16 +172,16 @@ void MainWindow::buildDocks() {
   runPanel_ = new RunPanel;
   policyPanel_ = new PolicyPanel;
   statsPanel_ = new StatsPanel;
-  loadPanel_ = new LoadPanel;
+  loadPanel_ = new LoadPanel;  // scrolls its settings itself, its buttons stay in view
   pressurePlot_ = new PressurePlot;
   memoryPlot_ = new MemoryPlot;
   pressurePlot_->setHistory(&bridge_->history());  // one history for the plots and the CSV
   memoryPlot_->setHistory(&bridge_->history());
-  auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea);
-  auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea);
-  auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea);
-  auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea);
-  auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea);
+  auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea, true);
+  auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea, true);
+  auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
+  auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
+  auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
   splitDockWidget(run, policy, Qt::Vertical);
   splitDockWidget(policy, stats, Qt::Vertical);
   tabifyDockWidget(stats, table);
@@ -172,9 +192,42 @@ void MainWindow::buildDocks() {
     if (id != no_sequence) table->raise();
   });
   auto* pressure = dock(tr("Pressure, thresholds and level"), "pressureDock", pressurePlot_,
-                        Qt::BottomDockWidgetArea);
-  auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea);
+                        Qt::BottomDockWidgetArea, false);
+  auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(pressure, memory, Qt::Horizontal);
+}
+
+QDockWidget* MainWindow::dockNamed(const char* name) const {
+  return findChild<QDockWidget*>(QString::fromLatin1(name));
+}
+
+void MainWindow::setDefaultLayout() {
+  resize(1600, 1000);
+  placeDocks();
+}
+
+void MainWindow::placeDocks() {
+  // Shares of the window rather than fixed sizes, so a laptop screen gets the same layout.
+  const int side = std::clamp(width() * 27 / 100, 340, 420);
+  resizeDocks({dockNamed("runDock")}, {side}, Qt::Horizontal);
+  // The run and policy panels at their natural height, the tabs below them take the rest.
+  const int run = runPanel_->sizeHint().height(), policy = policyPanel_->sizeHint().height();
+  resizeDocks({dockNamed("runDock"), dockNamed("policyDock"), dockNamed("statsDock")},
+              {run, policy, std::max(120, height() - run - policy - 160)}, Qt::Vertical);
+  resizeDocks({dockNamed("pressureDock")}, {height() * 38 / 100}, Qt::Vertical);
+  const int plots = width() - side;
+  resizeDocks({dockNamed("pressureDock"), dockNamed("memoryDock")}, {plots * 55 / 100, plots * 45 / 100},
+              Qt::Horizontal);
+}
+
+void MainWindow::fitTo(const QRect& available) {
+  // Room for a title bar and borders, which are not known before the window is shown.
+  const QSize frame(8, 32);
+  const QSize size = QSize(1600, 1000).boundedTo(available.size() - frame).expandedTo(minimumSizeHint());
+  resize(size);
+  move(available.left() + std::max(0, (available.width() - size.width() - frame.width()) / 2),
+       available.top() + std::max(0, (available.height() - size.height() - frame.height()) / 2));
+  placeDocks();
 }
 
 void MainWindow::buildMenus() {
@@ -227,7 +280,7 @@ void MainWindow::buildMenus() {
                                      QStringLiteral("metrics.csv"));
     if (path.isEmpty()) return;
     QString error;
-    report(exportMetrics(path, &error), tr("Metrics written to %1").arg(path), error);
+    if (!exportMetrics(path, &error)) report(false, QString(), error);  // else it reports when done
   });
   for (auto [label, plot, name] :
        {std::tuple{tr("Export pressure plot…"), static_cast<QWidget*>(pressurePlot_), "pressure"},
@@ -274,6 +327,7 @@ void MainWindow::buildMenus() {
   connect(darkAction_, &QAction::toggled, this, &MainWindow::setDarkTheme);
   view->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("What am I looking at?"), QKeySequence::HelpContents, this, [this] {
@@ -338,6 +392,11 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::showRunDescription() {
+  mapExplain_->setText(tr(
+      "Each square is a <b>frame</b>: the memory of one fp16 block of %1 tokens. Under pressure the "
+      "policy stores older (“cold”) blocks more compactly, so a frame holds <b>two</b> 8-bit blocks "
+      "(halves) or <b>four</b> 4-bit blocks (quarters). The pale top of a block is room for tokens "
+      "not yet written. Hover for details; <b>click a block</b> to follow its sequence.").arg(run_.options.block_size));
   const QString model = QString::fromStdString(run_.options.model);
   const QString budget = QString::fromStdString(format_byte_size(run_.options.budget_bytes));
   feedLabel_->setText(tr("%1 · %2 · %3 · %4")
@@ -358,6 +417,9 @@ void MainWindow::wire() {
   connect(bridge_, &EngineBridge::snapshotReady, this, &MainWindow::onSnapshot);
   connect(bridge_, &EngineBridge::metricsArrived, this, &MainWindow::onMetrics);
   connect(bridge_, &EngineBridge::historyReset, this, &MainWindow::onHistoryReset);
+  connect(metricsExport_, &MetricsExport::finished, this, &MainWindow::onMetricsExported);
+  connect(metricsExport_, &MetricsExport::progress, this,
+          [this](double fraction) { progress_->setValue(static_cast<int>(fraction * 1000)); });
   connect(bridge_, &EngineBridge::enginePolicy, this, [this](const policy_config& c) {
     policyPanel_->setConfig(c);
     pressurePlot_->setPolicy(c);
@@ -432,6 +494,15 @@ void MainWindow::showNumbers(const SnapshotPtr& s) {
     errorLabel_->setText(tr("<span style='color:#c0392b'><b>engine stopped:</b> %1 (Reset starts over)</span>")
                              .arg(QString::fromStdString(s->error).toHtmlEscaped()));
   }
+  if (s->rejected_total > rejectionsAnnounced_ && !s->recent_rejections.empty()) {
+    // Said once per new rejection, in the status bar where the eye already is; the
+    // statistics panel keeps the count and the reasons.
+    rejectionsAnnounced_ = s->rejected_total;
+    const rejected_request& r = s->recent_rejections.back();
+    statusBar()->showMessage(tr("Request %1 was rejected: %2 (%3 so far; see Statistics)")
+                                 .arg(r.request_id).arg(QString::fromStdString(r.reason)).arg(s->rejected_total),
+                             10000);
+  }
   if (s->finished && !announcedEnd_) {
     announcedEnd_ = true;
     statusBar()->showMessage(tr("The load is over: every request has finished. Reset (Ctrl+R) runs "
@@ -451,6 +522,7 @@ void MainWindow::onHistoryReset() {
   memoryPlot_->clearHistory();
   statsPanel_->clearHistory();
   announcedEnd_ = false;
+  rejectionsAnnounced_ = 0;
 }
 
 void MainWindow::updateMapHeader(const SnapshotPtr& s) {
@@ -527,18 +599,24 @@ void MainWindow::setBlockColorMode(BlockColorMode mode) {
 
 void MainWindow::restoreSettings() {
   QSettings s;
+  // restoreGeometry keeps the window on a screen that is there now, and within its size.
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray(), layoutVersion);
   theme_ = s.value(QStringLiteral("view/dark"), false).toBool() ? &kvscope::ui::darkTheme() : &lightTheme();
   darkAction_->setChecked(theme_->dark);
   if (s.value(QStringLiteral("view/bySequence"), false).toBool()) setBlockColorMode(BlockColorMode::bySequence);
+}
+
+void MainWindow::resetLayout() {
+  restoreState(defaultState_, layoutVersion);
+  placeDocks();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (options_.persistSettings) {
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setValue(QStringLiteral("window/state"), saveState(layoutVersion));
     s.setValue(QStringLiteral("view/dark"), theme_->dark);
     s.setValue(QStringLiteral("view/bySequence"), blockMap_->colorMode() == BlockColorMode::bySequence);
   }

@@ -12,10 +12,12 @@
 #include "run/commands.hpp"
 #include "io/session_file.hpp"
 #include "meta_types.hpp"
+#include "metrics_export.hpp"
 #include "theme.hpp"
 
 class QLabel;
 class QAction;
+class QDockWidget;
 class QProgressBar;
 class QTimer;
 class QToolButton;
@@ -66,7 +68,10 @@ class MainWindow : public QMainWindow {
   bool exportPolicyConfig(const QString& path, QString* error);
   bool importPolicyConfig(const QString& path, QString* error);
   bool exportPlot(QWidget* plot, const QString& path, QString* error);  // .png or .pdf
-  bool exportMetrics(const QString& path, QString* error);              // CSV
+  // CSV of every step: at once when the window holds the whole run, else (a run longer than
+  // the 65,536 steps it keeps) by running the session again in the background; either way
+  // metricsExported follows, saying what was written.
+  bool exportMetrics(const QString& path, QString* error);
   bool saveSession(const QString& path, QString* error);
   bool saveScreenshot(const QString& path, QString* error);
 
@@ -88,11 +93,19 @@ class MainWindow : public QMainWindow {
   // hidden or disabled (run and load docks, the policy sliders, the Run menu, File > Open…).
   void setTourMode(bool on);
 
+  // Sizes the window to fit `available` (a screen's available geometry), title bar included,
+  // and shares it out between the docks. The constructor does this for the window's screen.
+  void fitTo(const QRect& available);
+  // The docks where they start, sized for the window as it is now (View > Reset layout).
+  void resetLayout();
+
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);
   bool isDarkTheme() const { return theme_->dark; }
 
  Q_SIGNALS:
+  // `complete`: every step of the run is in the file; else `message` says which are not.
+  void metricsExported(const QString& path, bool complete, const QString& message);
   void runStarted(const QString& what);
   void runFailed(const QString& error);
 
@@ -106,6 +119,9 @@ class MainWindow : public QMainWindow {
   quint64 applyLoadPanel(const QString& trace);  // a non-empty trace: that file
   void buildCentral();
   void buildDocks();
+  QDockWidget* dockNamed(const char* name) const;
+  void setDefaultLayout();
+  void placeDocks();
   void buildMenus();
   void buildStatusBar();
   void wire();
@@ -114,6 +130,7 @@ class MainWindow : public QMainWindow {
   void showNumbers(const SnapshotPtr& snapshot);
   void onMetrics(const MetricsPtr& metrics);
   void onHistoryReset();
+  void onMetricsExported(const QString& path, const MetricsExport::Result& result);
   void updateMapHeader(const SnapshotPtr& snapshot);
   void updateSelectionHint(sequence_id id);
   void showRunDescription();
@@ -127,6 +144,7 @@ class MainWindow : public QMainWindow {
   const Theme* theme_ = &lightTheme();
   EngineBridge* bridge_ = nullptr;
   RunLoader* loader_ = nullptr;
+  MetricsExport* metricsExport_ = nullptr;
   BlockMapWidget* blockMap_ = nullptr;
   BlockTablePanel* blockTable_ = nullptr;
   PolicyPanel* policyPanel_ = nullptr;
@@ -138,6 +156,7 @@ class MainWindow : public QMainWindow {
   ColorLegend* mapLegend_ = nullptr;
   LiveLabel* mapDetails_ = nullptr;  // frames, budget, use: beside the map's title
   QLabel* mapHint_ = nullptr;
+  QLabel* mapExplain_ = nullptr;
   QAction* byPrecision_ = nullptr;
   QToolButton* precisionButton_ = nullptr;
   QToolButton* sequenceButton_ = nullptr;
@@ -152,10 +171,12 @@ class MainWindow : public QMainWindow {
   QLabel* feedLabel_ = nullptr;
   QLabel* errorLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;
+  QByteArray defaultState_;  // the docks as built, for View > Reset layout
   SnapshotPtr lastShown_;
   SnapshotPtr numbersShown_;       // what the numbers, donut and block table show
   QTimer* numbersTimer_ = nullptr;  // spaces their updates (see onSnapshot)
   bool announcedEnd_ = false;  // the "load is over" message was shown for this run
+  std::uint64_t rejectionsAnnounced_ = 0;  // rejections the status bar has told of
 };
 
 }  // namespace kvscope::ui

@@ -119,10 +119,34 @@ bool MainWindow::exportPlot(QWidget* plot, const QString& path, QString* error) 
 }
 
 bool MainWindow::exportMetrics(const QString& path, QString* error) {
-  QString note;
-  if (!exportMetricsCsv(bridge_->history(), path, error, &note)) return false;
-  statusBar()->showMessage(tr("Metrics written to %1: %2").arg(path, note), 8000);
+  const auto snap = bridge_->current();
+  std::vector<step_metrics> kept = bridge_->history().recent();
+  // The window holds the whole run (steps 0 to now, none missed): written at once.
+  if (!snap || kept.empty() || (kept.front().step == 0 && kept.size() == kept.back().step + 1)) {
+    QString note;
+    if (!exportMetricsCsv(bridge_->history(), path, error, &note)) return false;
+    statusBar()->showMessage(tr("Metrics written to %1: %2").arg(path, note), 8000);
+    Q_EMIT metricsExported(path, true, note);
+    return true;
+  }
+  // A longer run: its session is run again off the GUI thread for the steps the window let go.
+  metricsExport_->start(sessionAt(run_, *snap), std::move(kept), path);
+  progress_->setValue(0);
+  progress_->setVisible(true);
+  statusBar()->showMessage(tr("Writing all %1 steps to %2: running the session again (the run goes on "
+                              "meanwhile)…").arg(snap->step).arg(path));
   return true;
+}
+
+void MainWindow::onMetricsExported(const QString& path, const MetricsExport::Result& r) {
+  progress_->setVisible(false);
+  if (r.complete) {
+    statusBar()->showMessage(tr("Metrics written to %1: %2").arg(path, r.message), 10000);
+  } else {  // dropped steps (or no file at all) are worth a dialog
+    report(false, QString(), r.written ? tr("%1 was written with %2.").arg(path, r.message)
+                                       : tr("%1: %2").arg(path, r.message));
+  }
+  Q_EMIT metricsExported(path, r.complete, r.message);
 }
 
 bool MainWindow::saveSession(const QString& path, QString* error) {

@@ -2,6 +2,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPieSeries>
@@ -76,6 +77,11 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   budgetText_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
   plot_->yAxis->setLabel(tr("MiB in use"));
   plot_->xAxis->setLabel(tr("simulated time (s)"));
+  connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+    const bool inGib = unit_ == gib;
+    fitAxesToSize(plot_, plot_->yAxis, inGib ? tr("GiB in use") : tr("MiB in use"),
+                  inGib ? tr("GiB") : tr("MiB"));
+  });
   hideLegend(plot_);
   plot_->setMinimumHeight(160);
   auto* left = new QVBoxLayout;
@@ -103,7 +109,8 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   chart->setTitle(tr("now"));
   donutView_ = new QChartView(chart);
   donutView_->setRenderHint(QPainter::Antialiasing);
-  donutView_->setMinimumWidth(220);
+  donutView_->setMinimumWidth(140);
+  donutView_->installEventFilter(this);  // its legend only where it has room (eventFilter)
   row->addWidget(donutView_, 2);
 
   // Live updates replot at most ~15 times a second: the stacked areas move slowly, and their
@@ -197,7 +204,7 @@ void MemoryPlot::setSnapshot(const SnapshotPtr& snapshot) {
     budget_ = budget;
     // MiB up to a few GiB of budget, GiB beyond: axis numbers people can read.
     const double unit = budget >= 4 * gib ? gib : mib;
-    plot_->yAxis->setLabel(unit == gib ? tr("GiB in use") : tr("MiB in use"));
+    plot_->yAxis->setLabel(unit == gib ? tr("GiB in use") : tr("MiB in use"));  // fitted at the next layout
     budgetLine_->start->setCoords(0, budget / unit);
     budgetLine_->end->setCoords(1, budget / unit);
     budgetText_->position->setCoords(0.01, budget / unit);
@@ -239,5 +246,14 @@ void MemoryPlot::updateDonut(const step_metrics& m, bool exact) {
 }
 
 QString MemoryPlot::summaryText() const { return summary_->text(); }
+
+bool MemoryPlot::eventFilter(QObject* watched, QEvent* event) {
+  // A narrow donut drops its legend (the legend above the plot has the same colours) rather
+  // than shrink the ring to a dot.
+  if (watched == donutView_ && event->type() == QEvent::Resize) {
+    donutView_->chart()->legend()->setVisible(donutView_->width() >= 250);
+  }
+  return QWidget::eventFilter(watched, event);
+}
 
 }  // namespace kvscope::ui

@@ -54,6 +54,9 @@ class MemoryPlot : public QWidget {
   // Follows the pressure plot's time axis so both show the same moment.
   void setTimeRange(double lower, double upper);
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   void reloadGraphs();
   void requestReplot();

@@ -61,6 +61,9 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
     spin->setRange(0.0, 1.0);
     spin->setDecimals(3);
     spin->setSingleStep(0.01);
+    // Typing "0.85" must not apply 0, 0.8 and 0.85 to the live run on the way: the value is
+    // applied on Enter or when the box loses focus (arrows and a focused wheel apply at once).
+    spin->setKeyboardTracking(false);
     spin->setToolTip(tr(fieldInfo[f].help));
     slider->setObjectName(QStringLiteral("slider%1").arg(f));
     spin->setObjectName(QStringLiteral("spin%1").arg(f));
@@ -101,6 +104,7 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
   note_ = new QLabel;
   note_->setWordWrap(true);
   note_->setObjectName(QStringLiteral("policyNote"));
+  note_->setVisible(false);
   outer->addWidget(note_);
   outer->addStretch();
 
@@ -111,6 +115,11 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
 }
 
 QString PolicyPanel::note() const { return note_->text(); }
+
+void PolicyPanel::showNote(const QString& text) {
+  note_->setText(text);
+  note_->setVisible(!text.isEmpty());  // an empty line would still take room in a short dock
+}
 
 float PolicyPanel::fieldValue(Field f) const {
   switch (f) {
@@ -161,10 +170,10 @@ void PolicyPanel::showConfig() {
 }
 
 void PolicyPanel::commit(const QString& why) {
-  note_->setText(why);
+  showNote(why);
   showConfig();
   if (const auto reason = validate(config_)) {  // cannot happen through the controls; say so if it does
-    note_->setText(tr("Not applied: %1").arg(QString::fromStdString(*reason)));
+    showNote(tr("Not applied: %1").arg(QString::fromStdString(*reason)));
     return;
   }
   Q_EMIT policyChanged(config_);
@@ -216,7 +225,7 @@ void PolicyPanel::onPreset(int index) {
 
 bool PolicyPanel::setConfig(const policy_config& config) {
   if (const auto reason = validate(config)) {
-    note_->setText(tr("Refused: %1").arg(QString::fromStdString(*reason)));
+    showNote(tr("Refused: %1").arg(QString::fromStdString(*reason)));
     return false;
   }
   config_ = config;

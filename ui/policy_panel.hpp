@@ -44,6 +44,7 @@ class PolicyPanel : public QWidget {
   void onPreset(int index);
   void showConfig();
   void commit(const QString& why);
+  void showNote(const QString& text);
   float fieldValue(Field f) const;
   void setFieldValue(policy_config& c, Field f, float v) const;
 

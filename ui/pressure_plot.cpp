@@ -1,15 +1,20 @@
 #include "pressure_plot.hpp"
 
 #include <QCheckBox>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include "qcustomplot_include.hpp"
 
 #include "level_legend.hpp"
+#include "transition_marks.hpp"
 
 namespace kvscope::ui {
 
@@ -58,6 +63,8 @@ class LevelBackground : public QCPLayerable {
 };
 
 namespace {
+
+constexpr Qt::PenStyle usageStyle = Qt::DashLine;
 
 QCPItemLine* makeLine(QCustomPlot* plot) {
   auto* line = new QCPItemLine(plot);
@@ -127,17 +134,20 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   plot_->addLayer(QStringLiteral("bands"), plot_->layer(QStringLiteral("levels")), QCustomPlot::limAbove);
   plot_->addLayer(QStringLiteral("captions"), plot_->layer(QStringLiteral("main")), QCustomPlot::limAbove);
   levels_ = new LevelBackground(plot_);
+  clusterMarks_ = new ClusterMarks(plot_);
+  clusterMarks_->setClusters(&clusters_);
+  plot_->installEventFilter(this);  // marker tooltips
   layout->addWidget(plot_, 1);
 
   usage_ = plot_->addGraph();
-  usage_->setName(tr("KV cache usage (raw)"));
+  usage_->setName(tr("raw usage"));
   ewma_ = plot_->addGraph();
-  ewma_->setName(tr("EWMA (what the policy sees)"));
+  ewma_->setName(tr("EWMA (the policy's input)"));
   compress_ = plot_->addGraph();
-  compress_->setName(tr("level up (compress)"));
+  compress_->setName(tr("level up"));
   compress_->setLineStyle(QCPGraph::lsNone);
   relax_ = plot_->addGraph();
-  relax_->setName(tr("level down (relax)"));
+  relax_->setName(tr("level down"));
   relax_->setLineStyle(QCPGraph::lsNone);
   latest_ = plot_->addGraph();
   latest_->setName(tr("this step"));
@@ -156,7 +166,7 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   q4BandText_ = makeText(plot_, Qt::AlignLeft | Qt::AlignTop);
 
   plot_->yAxis->setRange(0, 1.04);
-  plot_->yAxis->setLabel(tr("pressure (used / budget)"));
+  plot_->yAxis->setLabel(fullYLabel());
   plot_->xAxis->setLabel(tr("simulated time (s)"));
   plot_->xAxis->setRange(0, window_);
   hideLegend(plot_);  // seriesLegend_ instead, while live (exports put it back)
@@ -165,6 +175,14 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->setMinimumHeight(160);
 
+  // Sizes known, ticks not made yet: fit ticks, label and captions to the room there is.
+  connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+    fitAxesToSize(plot_, plot_->yAxis, fullYLabel(), tr("pressure"));
+    placeCaptions();
+    // Zoomed or resized: markers cluster at the new scale (a live window keeps its scale).
+    const double span = clusterSpan();
+    if (std::abs(span - clusterSpan_) > 0.02 * std::max(span, clusterSpan_)) updateMarkers();
+  });
   connect(plot_, &QCustomPlot::mousePress, this, [this] { setLive(false); });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { setLive(false); });
   connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setLive(true); });
@@ -184,9 +202,11 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
 void PressurePlot::setTheme(const Theme& t) {
   theme_ = &t;
   levels_->setTheme(&t);
+  clusterMarks_->setTheme(&t);
   applyPlotTheme(plot_, t);
-  usage_->setPen(QPen(t.usageLine, 1));
-  ewma_->setPen(QPen(t.ewmaLine, 1));
+  // Styles as well as colours: in the dark theme the two greys are close.
+  usage_->setPen(QPen(t.usageLine, 1, usageStyle));
+  ewma_->setPen(QPen(t.ewmaLine, 2));
   compress_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, t.text, t.level[3], 9));
   relax_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, t.text, t.level[0], 9));
   latest_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(t.accent, 2.5), Qt::NoBrush, 15));
@@ -197,12 +217,16 @@ void PressurePlot::setTheme(const Theme& t) {
   }
   using Swatch = ColorLegend::Swatch;
   seriesLegend_->setEntries(
-      {{t.usageLine, usage_->name(), tr("Bytes referenced by running sequences / budget, each step"), false, {}, Swatch::line},
-       {t.ewmaLine, ewma_->name(), tr("The smoothed pressure the policy compares with its thresholds"), false, {}, Swatch::line},
-       {t.level[3], compress_->name(), tr("The policy moved to a more compact level"), false, t.text, Swatch::triangleUp},
-       {t.level[0], relax_->name(), tr("The policy moved back to a less compact level"), false, t.text, Swatch::triangleDown}});
+      {{t.usageLine, usage_->name(), tr("KV cache usage: bytes referenced by running sequences / budget, each step"), false, {},
+        Swatch::line, usageStyle, 1},
+       {t.ewmaLine, ewma_->name(), tr("The smoothed pressure the policy compares with its thresholds"), false, {},
+        Swatch::line, Qt::SolidLine, 2},
+       {t.level[3], compress_->name(), tr("The policy moved to a more compact level (compress)"), false, t.text, Swatch::triangleUp},
+       {t.level[0], relax_->name(), tr("The policy moved back to a less compact level (relax)"), false, t.text, Swatch::triangleDown},
+       {t.accent, tr("several (count)"), tr("Level changes too close together to draw apart at this zoom: hover for "
+                                             "how many went up and down, zoom in to see each"), false, t.text, Swatch::circle}});
   q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
-  q4Line_->setPen(QPen(t.level[3], 1, Qt::DashLine));
+  q4Line_->setPen(QPen(t.level[3], 1, Qt::DashDotLine));
   QColor label = t.base;
   label.setAlpha(200);  // small items: keeps the captions readable over the data lines
   for (QCPItemText* text : {q8Text_, q4Text_, q8BandText_, q4BandText_}) {
@@ -232,15 +256,22 @@ void PressurePlot::placeThresholds() {
   q8Text_->setText(tr("q8 from EWMA ≥ %1").arg(q8, 0, 'f', 2));
   q4Text_->position->setCoords(0.005, q4);
   q4Text_->setText(tr("q4 from EWMA ≥ %1").arg(q4, 0, 'f', 2));
-  // Band captions only where the band is tall enough not to collide with the next line.
-  q8BandText_->position->setCoords(0.005, q8);
-  q8BandText_->setText(tr("kept until < %1").arg(std::max(0.0, q8 - h), 0, 'f', 2));
-  q4BandText_->position->setCoords(0.005, q4);
-  q4BandText_->setText(tr("kept until < %1").arg(std::max(0.0, q4 - h), 0, 'f', 2));
-  const bool room = q4 - q8 >= 0.07;
-  q8Text_->setVisible(room || q4 - q8 >= 0.035);
-  q4BandText_->setVisible(h >= 0.02 && room);
-  q8BandText_->setVisible(h >= 0.02);
+}
+
+void PressurePlot::placeCaptions() {
+  // In pixels, not pressure units: a short plot has room for fewer captions. The q4 caption
+  // sits above its line, so the axis reaches high enough to show it whole.
+  const double height = plot_->axisRect()->height();
+  if (height <= 0) return;
+  const double text = QFontMetrics(q8Text_->font()).height() + 2;
+  const double q8 = policy_.q8_threshold, q4 = policy_.q4_threshold, h = policy_.hysteresis;
+  const double upper = std::clamp(q4 / std::max(0.5, 1.0 - text / height), 1.04, 1.3);
+  if (std::abs(plot_->yAxis->range().upper - upper) > 1e-9) plot_->yAxis->setRange(0, upper);
+  const double px = height / upper;  // pixels per unit of pressure
+  const bool bandRoom = h * px >= text;
+  q4BandText_->setVisible(bandRoom && (q4 - q8) * px >= 2 * text);
+  q8Text_->setVisible((q4 - q8) * px >= (q4BandText_->visible() ? 2 : 1) * text);
+  q8BandText_->setVisible(bandRoom);
 }
 
 std::pair<double, double> PressurePlot::timeRange() const {
@@ -250,10 +281,13 @@ std::pair<double, double> PressurePlot::timeRange() const {
 double PressurePlot::q8LineValue() const { return q8Line_->start->coords().y(); }
 double PressurePlot::q4BandBottom() const { return q4Band_->bottomRight->coords().y(); }
 
+QString PressurePlot::fullYLabel() const { return tr("pressure (used / budget)"); }
+
 void PressurePlot::setPolicy(const policy_config& config) {
   if (config == policy_) return;
   policy_ = config;
   placeThresholds();
+  placeCaptions();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -322,16 +356,49 @@ void PressurePlot::updateLatest() {
   latest_->data()->set(point, true);
 }
 
+double PressurePlot::clusterSpan() const {
+  const int width = plot_->axisRect()->width();
+  return width > 0 ? ClusterMarks::diameter * plot_->xAxis->range().size() / width : 0;
+}
+
 void PressurePlot::updateMarkers() {
   QVector<QCPGraphData> up, down;
-  if (history_) {
-    for (const level_transition& tr : history_->transitions()) {
-      (ordinal(tr.to) > ordinal(tr.from) ? up : down).push_back({tr.sim_time_s, tr.ewma});
-    }
+  clusterSpan_ = clusterSpan();
+  clusters_ = history_ ? clusterTransitions(history_->transitions(), clusterSpan_) : std::vector<TransitionCluster>{};
+  for (const TransitionCluster& c : clusters_) {
+    if (c.count() == 1) (c.up ? up : down).push_back({c.time, c.ewma});  // the rest: ClusterMarks
   }
   compress_->data()->set(up, true);
   relax_->data()->set(down, true);
   markersShown_ = history_ ? history_->transitions_seen() : 0;
+}
+
+QString PressurePlot::markerToolTip(const QPointF& pixel) const {
+  const TransitionCluster* nearest = nullptr;
+  double best = ClusterMarks::diameter / 2 + 3;
+  for (const TransitionCluster& c : clusters_) {
+    const QPointF at(plot_->xAxis->coordToPixel(c.time), plot_->yAxis->coordToPixel(c.ewma));
+    const double d = std::hypot(at.x() - pixel.x(), at.y() - pixel.y());
+    if (d <= best) {
+      best = d;
+      nearest = &c;
+    }
+  }
+  return nearest ? describeCluster(*nearest) : QString();
+}
+
+bool PressurePlot::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const QString text = markerToolTip(help->pos());
+    if (text.isEmpty()) {
+      QToolTip::hideText();
+    } else {
+      QToolTip::showText(help->globalPos(), text, plot_);
+    }
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void PressurePlot::updateRange() {

@@ -1,13 +1,17 @@
 #pragma once
 // Pressure over time: raw KV cache usage and the policy's EWMA, the q8/q4 threshold lines with
 // the hysteresis band below each (where a level is held although the EWMA is under its
-// threshold), the level as a coloured background, and a marker at every level change.
+// threshold), the level as a coloured background, and a marker at every level change (or,
+// where changes crowd together at this zoom, one marker with their count).
 // Live mode scrolls a window over the newest data; dragging or zooming browses the history.
 #include <QWidget>
+
+#include <vector>
 
 #include "run/metrics_history.hpp"
 #include "meta_types.hpp"
 #include "theme.hpp"
+#include "transition_marks.hpp"
 
 class QCustomPlot;
 class QCPGraph;
@@ -19,6 +23,7 @@ class QComboBox;
 
 namespace kvscope::ui {
 
+class ClusterMarks;
 class LevelBackground;
 class ColorLegend;
 
@@ -38,6 +43,10 @@ class PressurePlot : public QWidget {
   // Where the threshold lines and bands are drawn now (plot coordinates), for tests.
   double q8LineValue() const;
   double q4BandBottom() const;
+  // The level-change markers as drawn now (nearby changes merged at this zoom), and what the
+  // tooltip at a pixel of the plot says ("" away from any marker).
+  const std::vector<TransitionCluster>& markerClusters() const { return clusters_; }
+  QString markerToolTip(const QPointF& pixel) const;
 
  public Q_SLOTS:
   // New steps, each once (from EngineBridge::metricsArrived), already in the history.
@@ -53,12 +62,18 @@ class PressurePlot : public QWidget {
  Q_SIGNALS:
   void timeRangeChanged(double lower, double upper);
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
+  double clusterSpan() const;  // seconds a marker covers at the current zoom
   void reloadGraphs();
   void updateMarkers();
   void updateLatest();
   void updateRange();
   void placeThresholds();
+  void placeCaptions();  // which captions fit, and the axis' top (pixels: after a layout)
+  QString fullYLabel() const;
 
   QCustomPlot* plot_ = nullptr;
   QCPGraph* usage_ = nullptr;
@@ -76,6 +91,9 @@ class PressurePlot : public QWidget {
   QCPItemText* q8BandText_ = nullptr;
   QCPItemText* q4BandText_ = nullptr;
   LevelBackground* levels_ = nullptr;
+  ClusterMarks* clusterMarks_ = nullptr;
+  std::vector<TransitionCluster> clusters_;
+  double clusterSpan_ = 0;
   QCheckBox* liveBox_ = nullptr;
   QComboBox* windowBox_ = nullptr;
   ColorLegend* legend_ = nullptr;        // the levels (background colours)

@@ -2,6 +2,9 @@
 // QCustomPlot plus the small helpers the plots share.
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
+
+#include <algorithm>
 #include <cstddef>
 
 #include "run/metrics_history.hpp"
@@ -49,6 +52,20 @@ inline void showLegendAbove(QCustomPlot* plot, bool shown) {
 // bounded over a long run (a reload is a few ms for the ~70,000 points it keeps).
 inline bool graphsOutgrew(std::size_t graphPoints, const metrics_history& history) {
   return graphPoints > history.point_count() + (std::size_t{1} << 15);
+}
+
+// As many ticks as the axis rect has room for (about one per 90 px across, per 34 px up), so
+// tick labels never run into each other on a small plot; and the axis label `full` where it
+// fits along the axis, else `brief`. Connected to QCustomPlot::afterLayout, which comes
+// before the ticks of the same replot are made.
+inline void fitAxesToSize(QCustomPlot* plot, QCPAxis* axis, const QString& full, const QString& brief) {
+  const QRect r = plot->axisRect()->rect();
+  plot->xAxis->ticker()->setTickCount(std::clamp(r.width() / 90, 2, 8));
+  plot->yAxis->ticker()->setTickCount(std::clamp(r.height() / 34, 2, 8));
+  const bool vertical = axis->orientation() == Qt::Vertical;
+  const int room = vertical ? r.height() : r.width();
+  const QString label = QFontMetrics(axis->labelFont()).horizontalAdvance(full) + 8 <= room ? full : brief;
+  if (axis->label() != label) axis->setLabel(label);
 }
 
 // A legend out of the way while the plot runs live: see showLegendAbove.

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -33,21 +34,27 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   speed_->addItem(tr("as fast as possible"), 0.0);
   speed_->setCurrentIndex(3);
   speed_->setToolTip(tr("Engine steps per wall-clock second. Each step is one batched forward "
-                        "pass, about 13 ms of simulated time in the demo."));
+                        "pass, about 13 ms of simulated time in the demo. \"As fast as possible\" "
+                        "plays a long trace through in seconds."));
   seed_ = new QSpinBox;
   seed_->setObjectName(QStringLiteral("seed"));
   seed_->setRange(0, INT_MAX);
   seed_->setValue(1);
+  seed_->setKeyboardTracking(false);  // a typed seed is one change, not one per digit
   seed_->setToolTip(tr("Seed of the generated load and of the synthetic K/V data; a new seed "
                        "takes effect at Reset"));
   grid->addWidget(play_, 0, 0);
   grid->addWidget(step_, 0, 1);
   grid->addWidget(reset_, 0, 2);
-  grid->addWidget(new QLabel(tr("speed")), 1, 0);
-  grid->addWidget(speed_, 1, 1, 1, 2);
-  grid->addWidget(new QLabel(tr("seed")), 2, 0);
-  grid->addWidget(seed_, 2, 1, 1, 2);
-  grid->setRowStretch(3, 1);
+  // Speed and seed share a row: the side column is short on a laptop screen.
+  auto* settings = new QHBoxLayout;
+  settings->addWidget(new QLabel(tr("speed")));
+  settings->addWidget(speed_, 3);
+  settings->addSpacing(6);
+  settings->addWidget(new QLabel(tr("seed")));
+  settings->addWidget(seed_, 2);
+  grid->addLayout(settings, 1, 0, 1, 3);
+  grid->setRowStretch(2, 1);
 
   connect(play_, &QPushButton::clicked, this, &RunPanel::togglePlay);
   connect(step_, &QPushButton::clicked, this, &RunPanel::stepOnce);

@@ -24,6 +24,8 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
          tr("Sequences in the batch / requests queued for admission"));
   addRow(QStringLiteral("requests"), tr("requests"),
          tr("Finished of those arrived so far; rejected ones could never fit the budget"));
+  addRow(QStringLiteral("rejected"), tr("rejected"),
+         tr("Requests refused because they could never fit the KV budget, even alone in the pool"));
   addRow(QStringLiteral("preemptions"), tr("preemptions"),
          tr("Sequences evicted (recompute) because a new block did not fit"));
   addRow(QStringLiteral("transitions"), tr("level changes"),
@@ -38,6 +40,14 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   addRow(QStringLiteral("decode"), tr("decode tokens/s"),
          tr("Tokens decoded per simulated second over the last two simulated seconds"));
   addRow(QStringLiteral("rate"), tr("engine steps/s"), tr("Steps per wall-clock second"));
+
+  // The newest rejection's reason in words, under the numbers; the tooltip has the last few.
+  rejection_ = new QLabel;
+  rejection_->setObjectName(QStringLiteral("rejectionReason"));
+  rejection_->setWordWrap(true);
+  rejection_->setStyleSheet(QStringLiteral("color: #c0392b"));
+  rejection_->setVisible(false);
+  outer->addWidget(rejection_);
 
   auto* quality = new QGridLayout;
   quality->setVerticalSpacing(1);
@@ -99,6 +109,33 @@ void StatsPanel::clearHistory() {
   recentDecode_.clear();
 }
 
+QString StatsPanel::rejectionText() const { return rejection_->isHidden() ? QString() : rejection_->text(); }
+
+void StatsPanel::showRejections(const engine_snapshot& s) {
+  LiveLabel* value = nullptr;
+  for (const auto& [k, label] : values_) {
+    if (k == QLatin1String("rejected")) value = label;
+  }
+  const bool any = s.rejected_total > 0 && !s.recent_rejections.empty();
+  value->setText(any ? QString::number(s.rejected_total) : QStringLiteral("0"));
+  rejection_->setVisible(any);
+  if (!any) {
+    value->setToolTip(tr("Requests refused because they could never fit the KV budget, even alone in the pool"));
+    return;
+  }
+  const rejected_request& newest = s.recent_rejections.back();
+  rejection_->setText(tr("Rejected request %1: %2").arg(newest.request_id).arg(QString::fromStdString(newest.reason)));
+  QString list = s.rejected_total > s.recent_rejections.size()
+                     ? tr("The last %1 of %2 rejected requests, newest last:").arg(s.recent_rejections.size()).arg(s.rejected_total)
+                     : tr("Rejected requests, newest last:");
+  for (const rejected_request& r : s.recent_rejections) {
+    list += tr("\nrequest %1: %2").arg(r.request_id).arg(QString::fromStdString(r.reason));
+  }
+  list += tr("\n(kvscope-cli simulate lists them all on stderr; --requests writes each outcome)");
+  value->setToolTip(list);
+  rejection_->setToolTip(list);
+}
+
 void StatsPanel::setStepRate(double stepsPerSecond) {
   for (const auto& [k, label] : values_) {
     if (k == QStringLiteral("rate")) label->setText(QString::number(stepsPerSecond, 'f', 1));
@@ -138,6 +175,7 @@ void StatsPanel::setSnapshot(const SnapshotPtr& snapshot) {
     set("migrated", QString::number(sum->migrated_blocks));
     set("usage", tr("%1 % / %2 %").arg(100 * sum->peak_usage, 0, 'f', 1).arg(100 * sum->mean_usage, 0, 'f', 1));
   }
+  showRejections(*snapshot);
   set("preemptions", QString::number(m.num_preemptions_total));
   set("transitions", tr("%1 (↑%2 ↓%3)")
                          .arg(m.level_transitions_total)

@@ -1,7 +1,8 @@
 #pragma once
-// Numbers from the latest snapshot and its run summary: queue, requests, preemptions,
-// transitions, prefix hit rate, decode throughput, usage, migrations, and the quantization and
-// attention error per level as measured on the real K/V bytes (latest sample and whole run).
+// Numbers from the latest snapshot and its run summary: queue, requests, rejections and why,
+// preemptions, transitions, prefix hit rate, decode throughput, usage, migrations, and the
+// quantization and attention error per level as measured on the real K/V bytes (latest
+// sample and whole run).
 #include <QWidget>
 
 #include <array>
@@ -20,6 +21,8 @@ class StatsPanel : public QWidget {
  public:
   explicit StatsPanel(QWidget* parent = nullptr);
   QString valueText(const QString& key) const;
+  // The newest rejection's reason as shown under the numbers ("" when none).
+  QString rejectionText() const;
 
  public Q_SLOTS:
   void appendMetrics(const kvscope::ui::MetricsPtr& metrics);
@@ -31,12 +34,14 @@ class StatsPanel : public QWidget {
   void setMeasuring(bool measuring);
 
  private:
+  void showRejections(const engine_snapshot& snapshot);
   LiveLabel* addRow(const QString& key, const QString& label, const QString& help);
 
   QWidget* form_ = nullptr;
   std::vector<std::pair<QString, LiveLabel*>> values_;
   std::array<LiveLabel*, 4> rmse_{}, attention_{}, runRmse_{}, runAttention_{};
   QLabel* qualityNote_ = nullptr;
+  QLabel* rejection_ = nullptr;
   std::deque<std::pair<double, std::uint32_t>> recentDecode_;  // (sim time, tokens) for the rate
 };
 

@@ -28,6 +28,7 @@
 #include "memory/model_shape.hpp"
 #include "run/option_table.hpp"
 #include "run_setup.hpp"
+#include "startup_error.hpp"
 #include "tour/tour_text.hpp"
 #include "tour_controller.hpp"
 #include "tour_slide.hpp"
@@ -50,6 +51,16 @@ bool has_argument(int argc, char** argv, const char* name) {
     if (std::strncmp(argv[i], name, std::strlen(name)) == 0) return true;
   }
   return false;
+}
+
+// A startup error: printed on stderr and, where nobody would read stderr (started from a
+// desktop launcher), also shown in a dialog (startup_error.hpp); returns `code` to exit with.
+int fail(int code, const QString& message) {
+  const QStringList args = QCoreApplication::arguments();
+  const bool batch = std::any_of(args.begin(), args.end(), [](const QString& a) {
+    return a.startsWith(QLatin1String("--screenshot")) || a.startsWith(QLatin1String("--export-pdf"));
+  });
+  return kvscope::ui::reportStartupError(message, code, kvscope::ui::currentStartupContext(batch));
 }
 
 // A message for the user and the exit code that goes with it.
@@ -147,38 +158,32 @@ int runTour(const QCommandLineParser& p, bool gui, double waitMs) {
   for (const char* other : {"load", "format", "skip-bad-rows", "model", "budget", "payload", "policy", "session",
                             "seed", "speed", "select-sequence"}) {
     if (p.isSet(QString::fromLatin1(other))) {
-      std::fprintf(stderr, "kvscope: --tour runs its own scenario; drop --%s\n", other);
-      return exit_bad_input;
+      return fail(exit_bad_input, QStringLiteral("--tour runs its own scenario; drop --%1").arg(QString::fromLatin1(other)));
     }
   }
   const QStringList files = p.positionalArguments();
   if (files.size() > 1) {
-    std::fprintf(stderr, "kvscope: --tour takes one script, got '%s' too\n", qPrintable(files[1]));
-    return exit_bad_input;
+    return fail(exit_bad_input, QStringLiteral("--tour takes one script, got '%1' too").arg(files[1]));
   }
   auto script = files.isEmpty() ? kvscope::expected<kvscope::tour_script, std::string>(kvscope::builtin_tour())
                                 : kvscope::read_tour_script(files.front().toStdString());
   auto run = script ? kvscope::run_tour(*script) : kvscope::expected<kvscope::tour_run, std::string>(
                                                        kvscope::unexpected{script.error()});
   if (!run) {
-    std::fprintf(stderr, "kvscope: %s\n", run.error().c_str());
-    return exit_bad_input;
+    return fail(exit_bad_input, QString::fromStdString(run.error()));
   }
   auto tour = std::make_shared<const kvscope::tour_run>(std::move(*run));
   bool ok = false;
   const int first = p.isSet(QStringLiteral("tour-step")) ? p.value(QStringLiteral("tour-step")).toInt(&ok) : 1;
   if (p.isSet(QStringLiteral("tour-step")) && (!ok || first < 1 || first > static_cast<int>(tour->frames.size()))) {
-    std::fprintf(stderr, "kvscope: --tour-step: expected a step from 1 to %zu, got '%s'\n", tour->frames.size(),
-                 qPrintable(p.value(QStringLiteral("tour-step"))));
-    return exit_bad_input;
+    return fail(exit_bad_input, QStringLiteral("--tour-step: expected a step from 1 to %1, got '%2'")
+                                    .arg(tour->frames.size())
+                                    .arg(p.value(QStringLiteral("tour-step"))));
   }
   if (p.isSet(QStringLiteral("export-pdf"))) {
     const QString path = p.value(QStringLiteral("export-pdf"));
     QString error;
-    if (!kvscope::ui::exportTourPdf(*tour, path, &error)) {
-      std::fprintf(stderr, "kvscope: %s\n", qPrintable(error));
-      return exit_runtime_failure;
-    }
+    if (!kvscope::ui::exportTourPdf(*tour, path, &error)) return fail(exit_runtime_failure, error);
     std::printf("%s: %zu slides, one per step\n", qPrintable(path), tour->frames.size());
     return 0;
   }
@@ -285,29 +290,25 @@ int main(int argc, char** argv) {
   option("export-pdf", "With --tour: write the tour as slides, one PDF page per step, and exit.", "FILE");
   option("tour-step", "With --tour: open at step N (1 = the first).", "N");
   if (!parser.parse(QCoreApplication::arguments())) {
-    std::fprintf(stderr, "kvscope: %s\n", qPrintable(parser.errorText()));
-    return exit_bad_input;
+    return fail(exit_bad_input, parser.errorText());
   }
   if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
   if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
   for (const char* needsTour : {"export-pdf", "tour-step"}) {
     if (parser.isSet(QString::fromLatin1(needsTour)) && !parser.isSet(tour)) {
-      std::fprintf(stderr, "kvscope: --%s needs --tour\n", needsTour);
-      return exit_bad_input;
+      return fail(exit_bad_input, QStringLiteral("--%1 needs --tour").arg(QString::fromLatin1(needsTour)));
     }
   }
   if (!parser.positionalArguments().isEmpty() && !parser.isSet(tour)) {
-    std::fprintf(stderr, "kvscope: unexpected argument '%s' (see --help)\n",
-                 qPrintable(parser.positionalArguments().front()));
-    return exit_bad_input;
+    return fail(exit_bad_input, QStringLiteral("unexpected argument '%1' (see --help)")
+                                    .arg(parser.positionalArguments().front()));
   }
   const auto number = [&](const QString& name, double& out) {
     if (!parser.isSet(name) && parser.value(name).isEmpty()) return true;
     bool ok = false;
     out = parser.value(name).toDouble(&ok);
     if (!ok || out < 0 || !std::isfinite(out)) {
-      std::fprintf(stderr, "kvscope: --%s: '%s' is not a non-negative number\n", qPrintable(name),
-                   qPrintable(parser.value(name)));
+      fail(exit_bad_input, QStringLiteral("--%1: '%2' is not a non-negative number").arg(name, parser.value(name)));
       return false;
     }
     return true;
@@ -324,8 +325,7 @@ int main(int argc, char** argv) {
   try {
     run = run_from_arguments(parser, gui);
   } catch (const usage_error& e) {
-    std::fprintf(stderr, "kvscope: %s\n", e.message.c_str());
-    return e.code;
+    return fail(e.code, QString::fromStdString(e.message));
   }
   if (!gui) return headless(run, parser);
 
@@ -333,8 +333,7 @@ int main(int argc, char** argv) {
   try {
     feed = kvscope::ui::makeRunner(run, kvscope::ui::liveRunnerOptions(stepsPerSecond));
   } catch (const std::exception& e) {  // the engine could not be built (memory, a failed read)
-    std::fprintf(stderr, "kvscope: %s\n", e.what());
-    return exit_runtime_failure;
+    return fail(exit_runtime_failure, QString::fromStdString(e.what()));
   }
 
   kvscope::ui::MainWindow::Options windowOptions;

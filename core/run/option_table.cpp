@@ -82,7 +82,7 @@ const std::vector<option_spec>& table() {
        in_simulate | in_bench | in_gui | in_session, false, nullptr, KV_COUNT(budget_bytes), nullptr,
        true},
       {"block-size", "block_size", option_kind::count, "tokens", 1, 1024, 1, "Tokens per block",
-       in_simulate | in_session, false, nullptr, KV_COUNT(block_size)},
+       in_simulate | in_gui | in_session, false, nullptr, KV_COUNT(block_size)},
       {"tail-tokens", "tail_tokens", option_kind::count, "tokens", 0, 1 << 24, 1,
        "Hot fp16 tail per sequence", in_simulate | in_gui | in_session, false, nullptr,
        KV_COUNT(tail_tokens)},

@@ -179,6 +179,11 @@ void runner::publish(bool force) {
   snapshot->command_log = log_;
   snapshot->playing = playing_.load(std::memory_order_acquire);
   snapshot->summary = std::make_shared<const run_summary>(summarize(*engine_, {}, stepping_seconds_));
+  const auto& rejected = engine_->rejected();
+  snapshot->rejected_total = rejected.size();
+  snapshot->recent_rejections.assign(
+      rejected.end() - static_cast<std::ptrdiff_t>(std::min(rejected.size(), recent_rejections_capacity)),
+      rejected.end());
   snapshot->error = error_;
   {
     std::unique_lock swap_lock(latest_mutex_, std::try_to_lock);

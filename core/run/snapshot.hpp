@@ -11,6 +11,7 @@
 #include "run/commands.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/policy_controller.hpp"
+#include "sched/scheduler.hpp"
 
 namespace kvscope {
 
@@ -35,6 +36,11 @@ struct engine_snapshot {
   // The run so far as summarize() reports it (totals, peaks, measured quality), filled by the
   // runner; its wall_seconds is the time the engine spent stepping. Null from engine::snapshot().
   std::shared_ptr<const run_summary> summary;
+  // Requests the engine refused because they can never fit (engine::rejected()): how many,
+  // and the newest of them with their reasons (at most recent_rejections_capacity, oldest
+  // first), so a front end can say why without copying the whole list on every publish.
+  std::uint64_t rejected_total = 0;
+  std::vector<rejected_request> recent_rejections;
   // Why the runner stopped the engine (a load that failed while streaming, an engine that
   // could not be rebuilt on reset); empty while all is well.
   std::string error;
@@ -53,5 +59,6 @@ struct engine_snapshot {
 };
 
 inline constexpr std::size_t recent_metrics_capacity = 1 << 16;
+inline constexpr std::size_t recent_rejections_capacity = 8;
 
 }  // namespace kvscope

@@ -248,5 +248,21 @@ TEST(Runner, MaxThreadsLeavesTheMetricsUnchanged) {
   EXPECT_EQ(rows[0], rows[1]);
 }
 
+// Requests that can never fit are in the snapshot: their count and the newest few reasons.
+TEST(Runner, SnapshotsSayWhichRequestsWereRejectedAndWhy) {
+  // 1 MiB holds 64 blocks of 16 tokens on the tiny model: 20,000-token prompts never fit, even in q4.
+  const std::string spec = "gen:rate=50,prompt=fixed:20000,output=fixed:4,count=12,seed=1";
+  runner r([&] {
+    return std::make_unique<engine>(test::tiny_options(1ull << 20, payload_mode::accounting), test::gen_load(spec));
+  }, runner_options{.start_playing = true});
+  const auto end = r.wait_until([](const engine_snapshot& s) { return s.finished; });
+  ASSERT_TRUE(end && end->finished);
+  EXPECT_EQ(end->rejected_total, 12u);
+  ASSERT_EQ(end->recent_rejections.size(), recent_rejections_capacity);
+  EXPECT_EQ(end->recent_rejections.back().request_id, 11u) << "the newest last";
+  EXPECT_NE(end->recent_rejections.back().reason.find("20"), std::string::npos)
+      << "names the length: " << end->recent_rejections.back().reason;
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -1,6 +1,7 @@
 // Opening a load: a malformed trace dropped on the window shows the reader's message and the
 // previous load keeps running; a good trace, the load panel's settings and a new seed each
 // replace the runner (built off the GUI thread) and the plots start over.
+#include <QComboBox>
 #include <QDropEvent>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -14,12 +15,14 @@
 #include <gtest/gtest.h>
 
 #include "engine_bridge.hpp"
+#include "engine_options_box.hpp"
 #include "gui_test_support.hpp"
 #include "load/generator_spec.hpp"
 #include "load_panel.hpp"
 #include "main_window.hpp"
 #include "run_loader.hpp"
 #include "run_panel.hpp"
+#include "run/option_table.hpp"
 #include "run_setup.hpp"
 #include "temp_dir.hpp"
 
@@ -81,6 +84,31 @@ TEST(OpenLoad, AGoodTraceReplacesTheRunnerAndStartsOver) {
   EXPECT_TRUE(window->loadPanel()->traceSelected());
 }
 
+// A trace plays at the run panel's pace; "as fast as possible" is one of its speeds and lets
+// the engine run unthrottled (at 60 steps/s the 3,000 steps below would take 50 s).
+TEST(OpenLoad, ATraceCanPlayAsFastAsPossible) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  QComboBox* speed = window->runPanel()->speedBox();
+  const int fastest = speed->findText(QStringLiteral("as fast as possible"));
+  ASSERT_GE(fastest, 0);
+  EXPECT_EQ(speed->itemData(fastest).toDouble(), 0.0);
+  speed->setCurrentIndex(speed->findData(60.0));
+  QSignalSpy started(window.get(), &MainWindow::runStarted);
+  ASSERT_GT(window->openTrace(QStringLiteral(KVSCOPE_TEST_DATA_DIR "/azure_conv_500.csv")), 0u);
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }));
+  auto* trace = dynamic_cast<runner*>(window->bridge()->feed());
+  ASSERT_NE(trace, nullptr);
+  speed->setCurrentIndex(fastest);
+  const auto logged = trace->sync()->command_log;
+  ASSERT_FALSE(logged.empty());
+  const auto* pace = std::get_if<speed_command>(&logged.back().command);
+  ASSERT_NE(pace, nullptr);
+  EXPECT_EQ(pace->steps_per_second, 0.0);
+  EXPECT_TRUE(test::waitFor([&] { return trace->latest()->step > 3000 || trace->latest()->finished; },
+                            std::chrono::seconds(20)));
+}
+
 TEST(OpenLoad, TheLoadPanelBuildsAGeneratorSpecAndRestarts) {
   runner* feed = nullptr;
   auto window = test::makeWindow(test::smallSession(), &feed);
@@ -105,6 +133,36 @@ TEST(OpenLoad, TheLoadPanelBuildsAGeneratorSpecAndRestarts) {
   EXPECT_EQ(failed.count(), 1);
   EXPECT_TRUE(panel->message().contains(QStringLiteral("budget")));
   if (auto* box = window->findChild<QMessageBox*>(QStringLiteral("errorBox"))) box->close();
+}
+
+// Block size, fp16 tail and migration batch: ranges from the option table, and a restart
+// runs with them (the generated load's prefixes hashed per block of the new size).
+TEST(OpenLoad, ThePagingOptionsReachTheNewEngine) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  EngineOptionsBox* engine = window->loadPanel()->engineBox();
+  for (auto [box, flag] : {std::pair{engine->blockSizeBox(), "block-size"}, {engine->tailTokensBox(), "tail-tokens"},
+                           {engine->migrationBatchBox(), "migration-batch"}}) {
+    const option_spec* spec = find_option(flag);
+    ASSERT_NE(spec, nullptr) << flag;
+    EXPECT_EQ(box->minimum(), static_cast<int>(spec->min)) << flag;
+    EXPECT_EQ(box->maximum(), static_cast<int>(spec->max)) << flag;
+    EXPECT_TRUE(box->toolTip().contains(QString::fromLatin1(flag))) << flag;
+  }
+  EXPECT_EQ(engine->blockSizeBox()->value(), 16) << "shows the run's own options";
+  engine->blockSizeBox()->setValue(32);
+  engine->tailTokensBox()->setValue(64);
+  engine->migrationBatchBox()->setValue(8);
+  QSignalSpy started(window.get(), &MainWindow::runStarted);
+  window->loadPanel()->applyButton()->click();
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }));
+  const engine_options& o = window->currentRun().options;
+  EXPECT_EQ(o.block_size, 32u);
+  EXPECT_EQ(o.tail_tokens, 64u);
+  EXPECT_EQ(o.migration_batch, 8u);
+  EXPECT_EQ(parse_generator_spec(window->currentRun().load_spec)->block_size, 32u);
+  ASSERT_TRUE(test::waitFor([&] { return window->bridge()->current() != nullptr; }));
+  EXPECT_EQ(window->bridge()->current()->pool->frames.block_size, 32u);
 }
 
 TEST(OpenLoad, ResetWithANewSeedMakesANewLoadFromThatSeed) {

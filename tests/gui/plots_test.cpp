@@ -10,6 +10,7 @@
 #include "memory_plot.hpp"
 #include "pressure_plot.hpp"
 #include "qcustomplot_include.hpp"
+#include "transition_marks.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -58,6 +59,59 @@ TEST(Plots, GraphsStayBoundedOverALongRunAndEndAtTheNewestStep) {
   memory.clearHistory();
   EXPECT_EQ(pressure.customPlot()->graph(0)->dataCount(), 0);
   EXPECT_EQ(memory.customPlot()->graph(0)->dataCount(), 0);
+}
+
+// A policy flapping for minutes: 2,000 level changes must not become a blob. At the whole-run
+// zoom, changes closer than a marker merge into one marker with their count (every change
+// counted once), its tooltip says how many went which way, and zooming in splits them again.
+TEST(Plots, CrowdedLevelChangesAreClusteredWithTheirCount) {
+  metrics_history history(1 << 14, 1 << 12);
+  PressurePlot pressure;
+  pressure.setHistory(&history);
+  pressure.resize(700, 320);
+  pressure.show();
+  auto fresh = std::make_shared<std::vector<step_metrics>>();
+  for (std::uint64_t step = 0; step < 8000; ++step) {
+    step_metrics m;
+    m.step = step;
+    m.sim_time_s = static_cast<double>(step) * 0.025;  // 200 s
+    m.kv_cache_usage_perc = m.pressure_ewma = 0.8;
+    m.level = (step / 4) % 2 ? precision::q8 : precision::fp16;  // a change every 0.1 s
+    history.push(m);
+    fresh->push_back(m);
+  }
+  pressure.appendMetrics(fresh);
+  pressure.showAll();
+  pressure.customPlot()->replot();
+  const auto& clusters = pressure.markerClusters();
+  const int width = pressure.customPlot()->axisRect()->width();
+  ASSERT_GT(width, 300);
+  EXPECT_LE(clusters.size(), static_cast<std::size_t>(width / 15 + 2)) << "about one marker per 15 px";
+  int counted = 0, up = 0;
+  for (const TransitionCluster& c : clusters) {
+    counted += c.count();
+    up += c.up;
+  }
+  EXPECT_EQ(static_cast<std::uint64_t>(counted), history.transitions_seen());
+  EXPECT_EQ(up, (counted + 1) / 2);  // up first: fp16 -> q8, back, ...
+  // Drawn: no single-change triangles at this zoom, only clusters.
+  EXPECT_EQ(pressure.customPlot()->graph(2)->dataCount() + pressure.customPlot()->graph(3)->dataCount(), 0);
+  const TransitionCluster& first = clusters.front();
+  const QPointF at(pressure.customPlot()->xAxis->coordToPixel(first.time),
+                   pressure.customPlot()->yAxis->coordToPixel(first.ewma));
+  const QString tip = pressure.markerToolTip(at);
+  EXPECT_TRUE(tip.contains(QStringLiteral("%1 level changes").arg(first.count()))) << tip.toStdString();
+  EXPECT_TRUE(tip.contains(QStringLiteral("%1 up, %2 down").arg(first.up).arg(first.down))) << tip.toStdString();
+  EXPECT_EQ(pressure.markerToolTip(at + QPointF(0, 60)), QString()) << "nothing away from a marker";
+  // Zoomed in to 3 s, each change has a marker of its own again.
+  pressure.customPlot()->xAxis->setRange(100, 103);
+  pressure.customPlot()->replot();
+  int singles = 0;
+  for (const TransitionCluster& c : pressure.markerClusters()) singles += c.count() == 1 && c.time >= 100 && c.time <= 103;
+  EXPECT_GE(singles, 29);
+  EXPECT_TRUE(pressure.markerToolTip(QPointF(pressure.customPlot()->xAxis->coordToPixel(pressure.markerClusters()[1000].time),
+                                             pressure.customPlot()->yAxis->coordToPixel(0.8)))
+                  .startsWith(QStringLiteral("Level ")));
 }
 
 }  // namespace

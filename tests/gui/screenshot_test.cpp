@@ -45,6 +45,7 @@ TEST(Screenshot, BadArgumentsExitTwoWithAReason) {
       {{"--session", dir.file("missing.json")}, "missing.json"},
       {{"--session", dir.file("s.json"), "--model", "tiny"}, "--session"},
       {{"--model", "llama3-70b", "--budget", "1MiB"}, "budget"},
+      {{"--block-size", "0"}, "--block-size"},
   };
   for (const auto& [args, needle] : cases) {
     std::vector<std::string> argv = {KVSCOPE_GUI_PATH, "--screenshot", shot};
@@ -52,6 +53,20 @@ TEST(Screenshot, BadArgumentsExitTwoWithAReason) {
     const auto r = run_process(argv);
     EXPECT_EQ(r.exit_code, 2) << args.front() << ": " << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << args.front() << ": " << r.err;
+  }
+}
+
+// Without --screenshot, on the offscreen platform (no one to click a dialog): bad arguments
+// still end at once with 2 and the reason on stderr.
+TEST(Screenshot, BadArgumentsWithoutScreenshotExitTwoWithoutWaiting) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--model", "gpt-9"}, "gpt-9"}, {{"--no-such-option"}, "no-such-option"}, {{"stray"}, "stray"}};
+  for (const auto& [args, needle] : cases) {
+    std::vector<std::string> argv = {"/usr/bin/env", "QT_QPA_PLATFORM=offscreen", KVSCOPE_GUI_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto r = run_process(argv);
+    EXPECT_EQ(r.exit_code, 2) << args.front() << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
   }
 }
 

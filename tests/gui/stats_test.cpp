@@ -1,0 +1,53 @@
+// Rejected requests are shown: the statistics panel counts them and says why the newest was
+// refused (the last few in its tooltip), and the status bar tells of each new one.
+#include <QLabel>
+#include <QStatusBar>
+
+#include <gtest/gtest.h>
+
+#include "engine_bridge.hpp"
+#include "gui_test_support.hpp"
+#include "main_window.hpp"
+#include "stats_panel.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+TEST(Stats, RejectedRequestsAreCountedWithTheirReasons) {
+  // 2 MiB on the tiny model: a 20,000-token prompt never fits, the 200-token ones do.
+  run_description s = test::smallSession();
+  s.load_spec = "gen:rate=20,prompt=zipf:1.1:20000,output=fixed:8,count=60,seed=5";
+  s.options.budget_bytes = 2ull << 20;
+  runner* feed = nullptr;
+  auto window = test::makeWindow(s, &feed);
+  StatsPanel* stats = window->statsPanel();
+  window->bridge()->poll();
+  EXPECT_EQ(stats->valueText(QStringLiteral("rejected")), QStringLiteral("0"));
+  EXPECT_EQ(stats->rejectionText(), QString());
+  feed->post(play_command{});
+  ASSERT_TRUE(test::waitFor([&] {
+    const auto now = window->bridge()->current();
+    return now && now->finished && window->bridge()->current() == feed->latest();
+  }));
+  const auto end = window->bridge()->current();
+  ASSERT_GT(end->rejected_total, 0u) << "the load should have requests too long for the pool";
+  ASSERT_TRUE(test::waitFor([&] {
+    return stats->valueText(QStringLiteral("rejected")) == QString::number(end->rejected_total);
+  }));
+  const rejected_request& newest = end->recent_rejections.back();
+  const QString text = stats->rejectionText();
+  EXPECT_TRUE(text.contains(QStringLiteral("request %1").arg(newest.request_id))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QString::fromStdString(newest.reason))) << text.toStdString();
+  const auto* reason = stats->findChild<QLabel*>(QStringLiteral("rejectionReason"));
+  ASSERT_NE(reason, nullptr);
+  for (const rejected_request& r : end->recent_rejections) {
+    EXPECT_TRUE(reason->toolTip().contains(QStringLiteral("request %1: ").arg(r.request_id)))
+        << reason->toolTip().toStdString();
+  }
+  EXPECT_TRUE(window->statusBar()->currentMessage().contains(QStringLiteral("rejected")) ||
+              window->statusBar()->currentMessage().contains(QStringLiteral("load is over")))
+      << window->statusBar()->currentMessage().toStdString();
+}
+
+}  // namespace
+}  // namespace kvscope::ui

@@ -49,13 +49,6 @@ std::vector<named_path> outputs_of(const output_options& o) {
   return out;
 }
 
-// The file a load spec names ("" for a generated load; the result file of a bench: load).
-std::string trace_of(const std::string& spec) {
-  if (spec.starts_with("gen:")) return {};
-  if (spec.starts_with("bench:")) return spec.substr(6);
-  return spec;
-}
-
 void add_output_options(CLI::App& cmd, output_options& o) {
   cmd.add_option("--threads", o.threads, "Worker threads for quantization and migration (default: all cores)")
       ->check(CLI::Range(1, 1024));

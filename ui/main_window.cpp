@@ -1,24 +1,16 @@
 #include "main_window.hpp"
 
-#include <QActionGroup>
 #include <QApplication>
-#include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMenuBar>
-#include <QMessageBox>
 #include <QProgressBar>
-#include <QScreen>
-#include <QScrollArea>
-#include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include <algorithm>
 #include <climits>
 
 #include "qcustomplot_include.hpp"
@@ -26,7 +18,6 @@
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
 #include "engine_bridge.hpp"
-#include "kvscope_version.hpp"
 #include "level_legend.hpp"
 #include "live_label.hpp"
 #include "load_panel.hpp"
@@ -42,19 +33,6 @@
 
 namespace kvscope::ui {
 namespace {
-
-// The dock layout's version in the settings: a layout saved by an older kvscope, whose docks
-// were placed differently, is dropped for the default one.
-constexpr int layoutVersion = 2;
-
-QScrollArea* scrollable(QWidget* panel) {
-  auto* area = new QScrollArea;
-  area->setObjectName(panel->objectName() + QStringLiteral("Scroll"));
-  area->setWidget(panel);
-  area->setWidgetResizable(true);
-  area->setFrameShape(QFrame::NoFrame);
-  return area;
-}
 
 QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
 
@@ -84,14 +62,7 @@ MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, run_description run, d
   buildStatusBar();
   wire();
   WheelGuard::guard(this);
-  setDefaultLayout();
-  // Only a real screen is fitted: the offscreen platform's is a nominal 800×600, and
-  // screenshots made there keep the default size.
-  const QString platform = QGuiApplication::platformName();
-  if (platform != QLatin1String("offscreen") && platform != QLatin1String("minimal") && screen()) {
-    fitTo(screen()->availableGeometry());
-  }
-  defaultState_ = saveState(layoutVersion);
+  placeWindow();
   runPanel_->setStepsPerSecond(stepsPerSecond);
   runPanel_->setSeed(seedOf(run_));
   loadPanel_->showRun(run_);
@@ -151,207 +122,6 @@ void MainWindow::buildCentral() {
   layout->addWidget(mapHint_);
   setCentralWidget(central);
   updateSelectionHint(no_sequence);
-}
-
-void MainWindow::buildDocks() {
-  // The side column runs the full height, beside the plots: the block table needs the rows.
-  setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
-  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-  setDockNestingEnabled(true);
-  // Panels scroll inside their dock rather than set its least height: on a 768-pixel screen
-  // the column is shorter than its panels, and every control stays reachable.
-  const auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area,
-                           bool scroll) {
-    auto* d = new QDockWidget(title, this);
-    d->setObjectName(QString::fromLatin1(name));
-    d->setWidget(scroll ? scrollable(w) : w);
-    addDockWidget(area, d);
-    return d;
-  };
-  blockTable_ = new BlockTablePanel;
-  runPanel_ = new RunPanel;
-  policyPanel_ = new PolicyPanel;
-  statsPanel_ = new StatsPanel;
-  loadPanel_ = new LoadPanel;  // scrolls its settings itself, its buttons stay in view
-  pressurePlot_ = new PressurePlot;
-  memoryPlot_ = new MemoryPlot;
-  pressurePlot_->setHistory(&bridge_->history());  // one history for the plots and the CSV
-  memoryPlot_->setHistory(&bridge_->history());
-  auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea, true);
-  auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea, true);
-  auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
-  auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
-  auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
-  splitDockWidget(run, policy, Qt::Vertical);
-  splitDockWidget(policy, stats, Qt::Vertical);
-  tabifyDockWidget(stats, table);
-  tabifyDockWidget(table, load);
-  stats->raise();
-  // Picking a sequence in the map brings its block table to the front.
-  connect(blockMap_, &BlockMapWidget::sequenceSelected, table, [table](sequence_id id) {
-    if (id != no_sequence) table->raise();
-  });
-  auto* pressure = dock(tr("Pressure, thresholds and level"), "pressureDock", pressurePlot_,
-                        Qt::BottomDockWidgetArea, false);
-  auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
-  splitDockWidget(pressure, memory, Qt::Horizontal);
-}
-
-QDockWidget* MainWindow::dockNamed(const char* name) const {
-  return findChild<QDockWidget*>(QString::fromLatin1(name));
-}
-
-void MainWindow::setDefaultLayout() {
-  resize(1600, 1000);
-  placeDocks();
-}
-
-void MainWindow::placeDocks() {
-  // Shares of the window rather than fixed sizes, so a laptop screen gets the same layout.
-  const int side = std::clamp(width() * 27 / 100, 340, 420);
-  resizeDocks({dockNamed("runDock")}, {side}, Qt::Horizontal);
-  // The run and policy panels at their natural height, the tabs below them take the rest.
-  const int run = runPanel_->sizeHint().height(), policy = policyPanel_->sizeHint().height();
-  resizeDocks({dockNamed("runDock"), dockNamed("policyDock"), dockNamed("statsDock")},
-              {run, policy, std::max(120, height() - run - policy - 160)}, Qt::Vertical);
-  resizeDocks({dockNamed("pressureDock")}, {height() * 38 / 100}, Qt::Vertical);
-  const int plots = width() - side;
-  resizeDocks({dockNamed("pressureDock"), dockNamed("memoryDock")}, {plots * 55 / 100, plots * 45 / 100},
-              Qt::Horizontal);
-}
-
-void MainWindow::fitTo(const QRect& available) {
-  // Room for a title bar and borders, which are not known before the window is shown.
-  const QSize frame(8, 32);
-  const QSize size = QSize(1600, 1000).boundedTo(available.size() - frame).expandedTo(minimumSizeHint());
-  resize(size);
-  move(available.left() + std::max(0, (available.width() - size.width() - frame.width()) / 2),
-       available.top() + std::max(0, (available.height() - size.height() - frame.height()) / 2));
-  placeDocks();
-}
-
-void MainWindow::buildMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  liveActions_ << file->addAction(tr("&Open trace…"), QKeySequence::Open, this, [this] {
-    const QString path = askOpenPath(tr("Open a recorded load"),
-                                     tr("Traces (*.csv *.jsonl *.json);;All files (*)"));
-    if (!path.isEmpty()) openTrace(path);
-  });
-  auto* reopen = file->addAction(tr("&Reopen the last trace"), this, [this] {
-    const QString last = QSettings().value(QStringLiteral("files/lastLoad")).toString();
-    if (!last.isEmpty()) openTrace(last);
-  });
-  // Names the file, and is offered only when there is one (the menu is built each time it opens).
-  connect(file, &QMenu::aboutToShow, this, [reopen] {
-    const QString last = QSettings().value(QStringLiteral("files/lastLoad")).toString();
-    reopen->setVisible(!last.isEmpty() && QFileInfo::exists(last));
-    reopen->setText(tr("&Reopen %1").arg(QFileInfo(last).fileName()));
-  });
-  liveActions_ << reopen << file->addAction(tr("Open &session…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
-    const QString path = askOpenPath(tr("Replay a saved session"),
-                                     tr("kvscope sessions (*.kvscope.json *.json);;All files (*)"));
-    if (!path.isEmpty()) importSession(path);
-  });
-  liveActions_ << file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
-    const QString path = askSavePath(tr("Save the session"), tr("kvscope session (*.kvscope.json)"),
-                                     QStringLiteral("session.kvscope.json"));
-    if (path.isEmpty()) return;
-    QString error;
-    report(saveSession(path, &error),
-           tr("Session written to %1 — kvscope --session, or kvscope-cli replay --session, replays it")
-               .arg(path), error);
-  });
-  file->addSeparator();
-  liveActions_ << file->addAction(tr("&Import policy config…"), this, [this] {
-    const QString path = askOpenPath(tr("Import a policy config"), tr("Policy configs (*.json *.toml)"));
-    if (path.isEmpty()) return;
-    QString error;
-    report(importPolicyConfig(path, &error), tr("Policy imported from %1").arg(path), error);
-  });
-  file->addAction(tr("&Export policy config…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
-    const QString path = askSavePath(tr("Export the policy config"),
-                                     tr("JSON (*.json);;TOML (*.toml)"), QStringLiteral("policy.json"));
-    if (path.isEmpty()) return;
-    QString error;
-    report(exportPolicyConfig(path, &error), tr("Policy config written to %1").arg(path), error);
-  });
-  file->addAction(tr("Export &metrics CSV…"), this, [this] {
-    const QString path = askSavePath(tr("Export per-step metrics"), tr("CSV (*.csv)"),
-                                     QStringLiteral("metrics.csv"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!exportMetrics(path, &error)) report(false, QString(), error);  // else it reports when done
-  });
-  for (auto [label, plot, name] :
-       {std::tuple{tr("Export pressure plot…"), static_cast<QWidget*>(pressurePlot_), "pressure"},
-        std::tuple{tr("Export memory plot…"), static_cast<QWidget*>(memoryPlot_), "memory"}}) {
-    file->addAction(label, this, [this, plot, name] {
-      const QString path = askSavePath(tr("Export the plot"), tr("PNG image (*.png);;PDF (*.pdf)"),
-                                       QStringLiteral("%1.png").arg(QString::fromLatin1(name)));
-      if (path.isEmpty()) return;
-      QString error;
-      report(exportPlot(plot, path, &error), tr("Plot written to %1").arg(path), error);
-    });
-  }
-  file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-  QMenu* run = menuBar()->addMenu(tr("&Run"));
-  auto* play = run->addAction(tr("Play / pause"), QKeySequence(Qt::Key_Space), runPanel_, &RunPanel::togglePlay);
-  auto* step = run->addAction(tr("Step"), QKeySequence(Qt::Key_N), runPanel_, &RunPanel::stepOnce);
-  auto* reset = run->addAction(tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R), runPanel_, &RunPanel::reset);
-  liveActions_ << play << step << reset << run->addAction(tr("Restart the built-in demo"), this, [this] {
-    run_description demo = demoSession();
-    demo.options.policy = policyPanel_->config();
-    runPanel_->setStepsPerSecond(demoStepsPerSecond);
-    startRun(demo, tr("the built-in demo"));
-  });
-  for (QAction* a : {play, step}) a->setShortcutContext(Qt::WindowShortcut);
-
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  auto* modes = new QActionGroup(this);
-  byPrecision_ = view->addAction(tr("Colour blocks by &precision"));
-  bySequence_ = view->addAction(tr("Colour blocks by &sequence"));
-  byPrecision_->setShortcut(QKeySequence(Qt::Key_P));
-  bySequence_->setShortcut(QKeySequence(Qt::Key_S));
-  for (QAction* a : {byPrecision_, bySequence_}) {
-    a->setCheckable(true);
-    modes->addAction(a);
-  }
-  byPrecision_->setChecked(true);
-  connect(byPrecision_, &QAction::triggered, this, [this] { setBlockColorMode(BlockColorMode::byPrecision); });
-  connect(bySequence_, &QAction::triggered, this, [this] { setBlockColorMode(BlockColorMode::bySequence); });
-  view->addSeparator();
-  darkAction_ = view->addAction(tr("&Dark theme"));
-  darkAction_->setCheckable(true);
-  connect(darkAction_, &QAction::toggled, this, &MainWindow::setDarkTheme);
-  view->addSeparator();
-  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
-  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("What am I looking at?"), QKeySequence::HelpContents, this, [this] {
-    QMessageBox::information(
-        this, tr("What am I looking at?"),
-        tr("<p>An LLM keeps the keys and values (KV) of every token it has seen. kvscope shows that "
-           "<b>KV cache</b> as vLLM's PagedAttention lays it out: a pool of fixed-size blocks, handed "
-           "to sequences one block at a time through a per-sequence <b>block table</b>.</p>"
-           "<p>When memory runs short, a <b>policy</b> watches the pressure (bytes used / budget), "
-           "smooths it (EWMA) and, past its thresholds, stores older blocks in 8 or 4 bits. The "
-           "hysteresis band keeps it from flapping. Move the sliders and watch the lines, the "
-           "levels and the block map respond.</p>"
-           "<p>Everything you see is the real engine: a vLLM-style scheduler (continuous "
-           "batching, chunked prefill, preemption, prefix caching) over a paged pool whose blocks "
-           "hold real K/V bytes that are really quantized; the error table is measured on them. "
-           "The built-in demo is a generated load on a tiny model in 16 MiB whose pressure climbs "
-           "through both thresholds and falls back within the first minute. Open a trace (Ctrl+O) "
-           "or change the load in the <b>Load and engine</b> panel.</p>"));
-  });
-  help->addAction(tr("About kvscope"), this, [this] {
-    QMessageBox::about(this, tr("About kvscope"),
-                       tr("kvscope %1 — see, explain and tune the memory of an LLM KV cache.")
-                           .arg(QString::fromLatin1(version_string)));
-  });
 }
 
 void MainWindow::buildStatusBar() {
@@ -595,32 +365,6 @@ void MainWindow::setBlockColorMode(BlockColorMode mode) {
   sequenceButton_->setChecked(mode == BlockColorMode::bySequence);
   blockMap_->setColorMode(mode);
   applyTheme();  // the legend changes with the mode
-}
-
-void MainWindow::restoreSettings() {
-  QSettings s;
-  // restoreGeometry keeps the window on a screen that is there now, and within its size.
-  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(s.value(QStringLiteral("window/state")).toByteArray(), layoutVersion);
-  theme_ = s.value(QStringLiteral("view/dark"), false).toBool() ? &kvscope::ui::darkTheme() : &lightTheme();
-  darkAction_->setChecked(theme_->dark);
-  if (s.value(QStringLiteral("view/bySequence"), false).toBool()) setBlockColorMode(BlockColorMode::bySequence);
-}
-
-void MainWindow::resetLayout() {
-  restoreState(defaultState_, layoutVersion);
-  placeDocks();
-}
-
-void MainWindow::closeEvent(QCloseEvent* event) {
-  if (options_.persistSettings) {
-    QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState(layoutVersion));
-    s.setValue(QStringLiteral("view/dark"), theme_->dark);
-    s.setValue(QStringLiteral("view/bySequence"), blockMap_->colorMode() == BlockColorMode::bySequence);
-  }
-  QMainWindow::closeEvent(event);
 }
 
 void MainWindow::resetRun(std::uint64_t seed) {

@@ -120,6 +120,7 @@ class MainWindow : public QMainWindow {
   void buildCentral();
   void buildDocks();
   QDockWidget* dockNamed(const char* name) const;
+  void placeWindow();  // default layout, fitted to the screen (main_window_layout.cpp)
   void setDefaultLayout();
   void placeDocks();
   void buildMenus();

@@ -91,6 +91,22 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   left->addWidget(plot_, 1);
   row->addLayout(left, 3);
 
+  row->addWidget(buildDonut(), 2);
+
+  // Live updates replot at most ~15 times a second: the stacked areas move slowly, and their
+  // fills are the costliest drawing of the window (see gui_bench).
+  replotTimer_ = new QTimer(this);
+  replotTimer_->setSingleShot(true);
+  replotTimer_->setInterval(66);
+  connect(replotTimer_, &QTimer::timeout, this, [this] { plot_->replot(); });
+
+  summary_ = new LiveLabel(Qt::RichText);
+  summary_->setWordWrap(true);
+  outer->addWidget(summary_);
+  setTheme(lightTheme());
+}
+
+QChartView* MemoryPlot::buildDonut() {
   donut_ = new QPieSeries;
   donut_->setHoleSize(0.52);
   donut_->setPieSize(0.9);
@@ -111,19 +127,7 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   donutView_->setRenderHint(QPainter::Antialiasing);
   donutView_->setMinimumWidth(140);
   donutView_->installEventFilter(this);  // its legend only where it has room (eventFilter)
-  row->addWidget(donutView_, 2);
-
-  // Live updates replot at most ~15 times a second: the stacked areas move slowly, and their
-  // fills are the costliest drawing of the window (see gui_bench).
-  replotTimer_ = new QTimer(this);
-  replotTimer_->setSingleShot(true);
-  replotTimer_->setInterval(66);
-  connect(replotTimer_, &QTimer::timeout, this, [this] { plot_->replot(); });
-
-  summary_ = new LiveLabel(Qt::RichText);
-  summary_->setWordWrap(true);
-  outer->addWidget(summary_);
-  setTheme(lightTheme());
+  return donutView_;
 }
 
 void MemoryPlot::setTheme(const Theme& t) {

@@ -58,6 +58,7 @@ class MemoryPlot : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  QChartView* buildDonut();  // the breakdown now, beside the plot
   void reloadGraphs();
   void requestReplot();
   void appendPoint(const step_metrics& m);

@@ -45,42 +45,49 @@ MetricsExport::MetricsExport(QObject* parent) : QObject(parent) {
 
 MetricsExport::~MetricsExport() {
   cancel();
-  join();
+  for (Job& j : jobs_) j.thread.join();  // a cancelled job stops between two engine steps
 }
 
 void MetricsExport::cancel() {
-  if (cancelled_) cancelled_->store(true);
-  ++job_;  // whatever it delivers now is dropped
+  for (Job& j : jobs_) j.cancelled->store(true);
+  newest_ = 0;  // whatever arrives now is dropped
 }
 
-void MetricsExport::join() {
-  if (worker_.joinable()) worker_.join();
+void MetricsExport::reap(quint64 id) {
+  for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
+    if (it->id != id) continue;
+    it->thread.join();
+    jobs_.erase(it);
+    return;
+  }
 }
 
 void MetricsExport::start(run_description session, std::vector<step_metrics> kept, QString path) {
+  static quint64 nextId = 0;
   cancel();
-  join();  // a cancelled job stops between two engine steps
-  const quint64 job = ++job_;
-  cancelled_ = std::make_shared<std::atomic<bool>>(false);
+  const quint64 id = ++nextId;
+  newest_ = id;
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
   // The worker reports through queued calls on this object; the destructor joins it first.
-  worker_ = std::thread([this, job, cancelled = cancelled_, session = std::move(session), kept = std::move(kept),
-                         path = std::move(path)] {
+  std::thread worker([this, id, cancelled, session = std::move(session), kept = std::move(kept), path]() {
     auto last = std::chrono::steady_clock::now();
     const auto report = [&](double fraction) {
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::milliseconds(100)) return;
       last = now;
-      QMetaObject::invokeMethod(this, [this, job, fraction] {
-        if (job == job_) Q_EMIT progress(fraction);
+      QMetaObject::invokeMethod(this, [this, id, fraction] {
+        if (id == newest_) Q_EMIT progress(fraction);
       }, Qt::QueuedConnection);
     };
     Result result = write(session, kept, path, *cancelled, report);
-    QMetaObject::invokeMethod(this, [this, job, path, result] {
-      if (job != job_) return;
-      join();  // it has just posted this, its last call
+    QMetaObject::invokeMethod(this, [this, id, path, result] {
+      reap(id);  // it has just posted this, its last call
+      if (id != newest_) return;
+      newest_ = 0;
       Q_EMIT finished(path, result);
     }, Qt::QueuedConnection);
   });
+  jobs_.push_back({id, std::move(cancelled), std::move(worker)});
 }
 
 MetricsExport::Result MetricsExport::write(const run_description& session, const std::vector<step_metrics>& kept,

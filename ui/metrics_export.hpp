@@ -37,7 +37,7 @@ class MetricsExport : public QObject {
   // the GUI thread.
   void start(run_description session, std::vector<step_metrics> kept, QString path);
   void cancel();
-  bool busy() const { return worker_.joinable(); }
+  bool busy() const { return newest_ != 0; }
 
   // The job itself, on the calling thread (for tests and the worker).
   static Result write(const run_description& session, const std::vector<step_metrics>& kept, const QString& path,
@@ -48,10 +48,15 @@ class MetricsExport : public QObject {
   void finished(const QString& path, const kvscope::ui::MetricsExport::Result& result);
 
  private:
-  void join();
-  std::thread worker_;
-  std::shared_ptr<std::atomic<bool>> cancelled_;
-  quint64 job_ = 0;
+  struct Job {
+    quint64 id = 0;
+    std::shared_ptr<std::atomic<bool>> cancelled;
+    std::thread thread;
+  };
+  // Joins a job's thread once it has posted its last call (so the GUI never waits on it).
+  void reap(quint64 id);
+  std::vector<Job> jobs_;  // GUI thread only; a cancelled job stays until it has stopped
+  quint64 newest_ = 0;     // the job whose result is delivered; 0: none
 };
 
 }  // namespace kvscope::ui

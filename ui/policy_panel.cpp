@@ -78,23 +78,8 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
     connect(spin, &QDoubleSpinBox::valueChanged, this, [this, field](double v) { onValue(field, v); });
   }
 
-  minBox_ = new QComboBox;
-  maxBox_ = new QComboBox;
-  for (precision p : all_precisions) {
-    const QString name = QString::fromLatin1(tag(p).data());
-    minBox_->addItem(name);
-    maxBox_->addItem(name);
-  }
-  minBox_->setToolTip(tr("Least compact level the policy may choose (it starts there)."));
-  maxBox_->setToolTip(tr("Most compact level the policy may choose. fp8 is only reached by "
-                         "capping here: q4 decisions are clamped to it."));
-  auto* levels = new QHBoxLayout;
-  levels->addWidget(minBox_);
-  levels->addWidget(new QLabel(QStringLiteral("…")));
-  levels->addWidget(maxBox_);
-  levels->addStretch();
   grid->addWidget(new QLabel(tr("levels")), 5, 0);
-  grid->addLayout(levels, 5, 1, 1, 2);
+  grid->addLayout(buildLevels(), 5, 1, 1, 2);
   grid->setColumnStretch(1, 1);
 
   summary_ = new QLabel;
@@ -112,6 +97,25 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
   connect(maxBox_, &QComboBox::currentIndexChanged, this, [this] { onLevels(false); });
   connect(presetBox_, &QComboBox::activated, this, &PolicyPanel::onPreset);
   showConfig();
+}
+
+QLayout* PolicyPanel::buildLevels() {
+  minBox_ = new QComboBox;
+  maxBox_ = new QComboBox;
+  for (precision p : all_precisions) {
+    const QString name = QString::fromLatin1(tag(p).data());
+    minBox_->addItem(name);
+    maxBox_->addItem(name);
+  }
+  minBox_->setToolTip(tr("Least compact level the policy may choose (it starts there)."));
+  maxBox_->setToolTip(tr("Most compact level the policy may choose. fp8 is only reached by "
+                         "capping here: q4 decisions are clamped to it."));
+  auto* levels = new QHBoxLayout;
+  levels->addWidget(minBox_);
+  levels->addWidget(new QLabel(QStringLiteral("…")));
+  levels->addWidget(maxBox_);
+  levels->addStretch();
+  return levels;
 }
 
 QString PolicyPanel::note() const { return note_->text(); }

@@ -11,6 +11,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLayout;
 class QSlider;
 
 namespace kvscope::ui {
@@ -39,6 +40,7 @@ class PolicyPanel : public QWidget {
   void policyChanged(const kvscope::policy_config& config);
 
  private:
+  QLayout* buildLevels();  // min … max level
   void onValue(Field f, double value);
   void onLevels(bool minMoved);
   void onPreset(int index);

@@ -13,54 +13,11 @@
 
 #include "qcustomplot_include.hpp"
 
+#include "level_background.hpp"
 #include "level_legend.hpp"
 #include "transition_marks.hpp"
 
 namespace kvscope::ui {
-
-// Paints the level over time behind the data: a faint tint over the whole height and a solid
-// strip along the bottom, one run per level between transitions.
-class LevelBackground : public QCPLayerable {
- public:
-  explicit LevelBackground(QCustomPlot* plot) : QCPLayerable(plot, QStringLiteral("levels")) {}
-  void setTheme(const Theme* theme) { theme_ = theme; }
-  void setHistory(const metrics_history* history) { history_ = history; }
-
- protected:
-  void applyDefaultAntialiasingHint(QCPPainter* painter) const override {
-    painter->setAntialiasing(false);
-  }
-  QRect clipRect() const override { return mParentPlot->axisRect()->rect(); }
-  void draw(QCPPainter* painter) override {
-    if (!history_ || history_->empty()) return;
-    QCPAxis* x = mParentPlot->xAxis;
-    const QRect area = mParentPlot->axisRect()->rect();
-    const int strip = 7;
-    const auto paintRun = [&](double t0, double t1, precision level) {
-      if (t1 < x->range().lower || t0 > x->range().upper) return;
-      const int a = static_cast<int>(x->coordToPixel(t0)), b = static_cast<int>(x->coordToPixel(t1)) + 1;
-      const QRect run(a, area.top(), std::max(1, b - a), area.height());
-      const auto i = static_cast<std::size_t>(ordinal(level));
-      if (level != precision::fp16) painter->fillRect(run.adjusted(0, 0, 0, -strip), theme_->levelTint[i]);
-      painter->fillRect(QRect(run.left(), area.bottom() - strip + 1, run.width(), strip), theme_->level[i]);
-    };
-    double start = history_->first_point().sim_time_s;
-    precision level = history_->first_point().level;
-    bool first = true;
-    for (const level_transition& tr : history_->transitions()) {
-      if (tr.sim_time_s < start) continue;
-      paintRun(start, tr.sim_time_s, first ? tr.from : level);
-      first = false;
-      start = tr.sim_time_s;
-      level = tr.to;
-    }
-    paintRun(start, history_->last_point().sim_time_s, level);
-  }
-
- private:
-  const metrics_history* history_ = nullptr;
-  const Theme* theme_ = &lightTheme();
-};
 
 namespace {
 
@@ -103,6 +60,31 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 2, 4, 2);
   layout->setSpacing(2);
+  layout->addLayout(buildBar());
+  seriesLegend_ = new ColorLegend;
+  layout->addWidget(seriesLegend_);
+  plot_ = new QCustomPlot(this);
+  buildPlot();
+  layout->addWidget(plot_, 1);
+
+  // Sizes known, ticks not made yet: fit ticks, label and captions to the room there is.
+  connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+    fitAxesToSize(plot_, plot_->yAxis, fullYLabel(), tr("pressure"));
+    placeCaptions();
+    // Zoomed or resized: markers cluster at the new scale (a live window keeps its scale).
+    const double span = clusterSpan();
+    if (std::abs(span - clusterSpan_) > 0.02 * std::max(span, clusterSpan_)) updateMarkers();
+  });
+  connect(plot_, &QCustomPlot::mousePress, this, [this] { setLive(false); });
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { setLive(false); });
+  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setLive(true); });
+  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+          [this](const QCPRange& r) { Q_EMIT timeRangeChanged(r.lower, r.upper); });
+  setTheme(lightTheme());
+  placeThresholds();
+}
+
+QLayout* PressurePlot::buildBar() {
   auto* bar = new QHBoxLayout;
   liveBox_ = new QCheckBox(tr("Live"));
   liveBox_->setChecked(true);
@@ -123,11 +105,16 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   bar->addWidget(new QLabel(tr("level:")));
   bar->addWidget(legend_);
   bar->addStretch();
-  layout->addLayout(bar);
-  seriesLegend_ = new ColorLegend;
-  layout->addWidget(seriesLegend_);
+  connect(liveBox_, &QCheckBox::toggled, this, &PressurePlot::setLive);
+  connect(windowBox_, &QComboBox::currentIndexChanged, this, [this] {
+    window_ = windowBox_->currentData().toDouble();
+    setLive(true);
+  });
+  connect(allButton, &QPushButton::clicked, this, &PressurePlot::showAll);
+  return bar;
+}
 
-  plot_ = new QCustomPlot(this);
+void PressurePlot::buildPlot() {
   plot_->setObjectName(QStringLiteral("pressurePlot"));
   prepareLivePlot(plot_);
   plot_->addLayer(QStringLiteral("levels"), plot_->layer(QStringLiteral("background")), QCustomPlot::limAbove);
@@ -137,12 +124,11 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   clusterMarks_ = new ClusterMarks(plot_);
   clusterMarks_->setClusters(&clusters_);
   plot_->installEventFilter(this);  // marker tooltips
-  layout->addWidget(plot_, 1);
 
   usage_ = plot_->addGraph();
   usage_->setName(tr("raw usage"));
   ewma_ = plot_->addGraph();
-  ewma_->setName(tr("EWMA (the policy's input)"));
+  ewma_->setName(tr("EWMA"));
   compress_ = plot_->addGraph();
   compress_->setName(tr("level up"));
   compress_->setLineStyle(QCPGraph::lsNone);
@@ -174,29 +160,6 @@ PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
   plot_->axisRect()->setRangeDrag(Qt::Horizontal);
   plot_->axisRect()->setRangeZoom(Qt::Horizontal);
   plot_->setMinimumHeight(160);
-
-  // Sizes known, ticks not made yet: fit ticks, label and captions to the room there is.
-  connect(plot_, &QCustomPlot::afterLayout, this, [this] {
-    fitAxesToSize(plot_, plot_->yAxis, fullYLabel(), tr("pressure"));
-    placeCaptions();
-    // Zoomed or resized: markers cluster at the new scale (a live window keeps its scale).
-    const double span = clusterSpan();
-    if (std::abs(span - clusterSpan_) > 0.02 * std::max(span, clusterSpan_)) updateMarkers();
-  });
-  connect(plot_, &QCustomPlot::mousePress, this, [this] { setLive(false); });
-  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { setLive(false); });
-  connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setLive(true); });
-  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
-          [this](const QCPRange& r) { Q_EMIT timeRangeChanged(r.lower, r.upper); });
-  connect(liveBox_, &QCheckBox::toggled, this, &PressurePlot::setLive);
-  connect(windowBox_, &QComboBox::currentIndexChanged, this, [this] {
-    window_ = windowBox_->currentData().toDouble();
-    setLive(true);
-  });
-  connect(allButton, &QPushButton::clicked, this, &PressurePlot::showAll);
-
-  setTheme(lightTheme());
-  placeThresholds();
 }
 
 void PressurePlot::setTheme(const Theme& t) {
@@ -219,11 +182,11 @@ void PressurePlot::setTheme(const Theme& t) {
   seriesLegend_->setEntries(
       {{t.usageLine, usage_->name(), tr("KV cache usage: bytes referenced by running sequences / budget, each step"), false, {},
         Swatch::line, usageStyle, 1},
-       {t.ewmaLine, ewma_->name(), tr("The smoothed pressure the policy compares with its thresholds"), false, {},
+       {t.ewmaLine, ewma_->name(), tr("EWMA of the pressure: the smoothed value the policy compares with its thresholds"), false, {},
         Swatch::line, Qt::SolidLine, 2},
        {t.level[3], compress_->name(), tr("The policy moved to a more compact level (compress)"), false, t.text, Swatch::triangleUp},
        {t.level[0], relax_->name(), tr("The policy moved back to a less compact level (relax)"), false, t.text, Swatch::triangleDown},
-       {t.accent, tr("several (count)"), tr("Level changes too close together to draw apart at this zoom: hover for "
+       {t.accent, tr("n changes"), tr("Level changes too close together to draw apart at this zoom: hover for "
                                              "how many went up and down, zoom in to see each"), false, t.text, Swatch::circle}});
   q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
   q4Line_->setPen(QPen(t.level[3], 1, Qt::DashDotLine));

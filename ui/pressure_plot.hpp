@@ -20,6 +20,7 @@ class QCPItemRect;
 class QCPItemText;
 class QCheckBox;
 class QComboBox;
+class QLayout;
 
 namespace kvscope::ui {
 
@@ -66,6 +67,8 @@ class PressurePlot : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  QLayout* buildBar();  // live, window, whole run, level legend
+  void buildPlot();
   double clusterSpan() const;  // seconds a marker covers at the current zoom
   void reloadGraphs();
   void updateMarkers();

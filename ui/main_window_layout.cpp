@@ -1,0 +1,161 @@
+// MainWindow's layout: the docks and where they go, the window's size on the screen it opens
+// on (a 1366×768 laptop included), and the geometry and dock layout kept between sessions.
+// The widgets and live updates are in main_window.cpp.
+#include "main_window.hpp"
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QScrollArea>
+#include <QSettings>
+
+#include <algorithm>
+
+#include "block_map_widget.hpp"
+#include "block_table_panel.hpp"
+#include "engine_bridge.hpp"
+#include "load_panel.hpp"
+#include "memory_plot.hpp"
+#include "policy_panel.hpp"
+#include "pressure_plot.hpp"
+#include "run_panel.hpp"
+#include "stats_panel.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+// The dock layout's version in the settings: a layout saved by an older kvscope, whose docks
+// were placed differently, is dropped for the default one.
+constexpr int layoutVersion = 2;
+
+QScrollArea* scrollable(QWidget* panel) {
+  auto* area = new QScrollArea;
+  area->setObjectName(panel->objectName() + QStringLiteral("Scroll"));
+  area->setWidget(panel);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
+
+}  // namespace
+
+void MainWindow::placeWindow() {
+  setDefaultLayout();
+  // Only a real screen is fitted: the offscreen platform's is a nominal 800×600, and
+  // screenshots made there keep the default size.
+  const QString platform = QGuiApplication::platformName();
+  if (platform != QLatin1String("offscreen") && platform != QLatin1String("minimal") && screen()) {
+    fitTo(screen()->availableGeometry());
+  }
+  defaultState_ = saveState(layoutVersion);
+}
+
+void MainWindow::buildDocks() {
+  // The side column runs the full height, beside the plots: the block table needs the rows.
+  setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  setDockNestingEnabled(true);
+  // Panels scroll inside their dock rather than set its least height: on a 768-pixel screen
+  // the column is shorter than its panels, and every control stays reachable.
+  const auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area,
+                           bool scroll) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(QString::fromLatin1(name));
+    d->setWidget(scroll ? scrollable(w) : w);
+    addDockWidget(area, d);
+    return d;
+  };
+  blockTable_ = new BlockTablePanel;
+  runPanel_ = new RunPanel;
+  policyPanel_ = new PolicyPanel;
+  statsPanel_ = new StatsPanel;
+  loadPanel_ = new LoadPanel;  // scrolls its settings itself, its buttons stay in view
+  pressurePlot_ = new PressurePlot;
+  memoryPlot_ = new MemoryPlot;
+  pressurePlot_->setHistory(&bridge_->history());  // one history for the plots and the CSV
+  memoryPlot_->setHistory(&bridge_->history());
+  auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea, true);
+  auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea, true);
+  auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
+  auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
+  auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
+  splitDockWidget(run, policy, Qt::Vertical);
+  splitDockWidget(policy, stats, Qt::Vertical);
+  tabifyDockWidget(stats, table);
+  tabifyDockWidget(table, load);
+  stats->raise();
+  // Picking a sequence in the map brings its block table to the front.
+  connect(blockMap_, &BlockMapWidget::sequenceSelected, table, [table](sequence_id id) {
+    if (id != no_sequence) table->raise();
+  });
+  auto* pressure = dock(tr("Pressure, thresholds and level"), "pressureDock", pressurePlot_,
+                        Qt::BottomDockWidgetArea, false);
+  auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
+  splitDockWidget(pressure, memory, Qt::Horizontal);
+}
+
+QDockWidget* MainWindow::dockNamed(const char* name) const {
+  return findChild<QDockWidget*>(QString::fromLatin1(name));
+}
+
+void MainWindow::setDefaultLayout() {
+  resize(1600, 1000);
+  placeDocks();
+}
+
+void MainWindow::placeDocks() {
+  // Shares of the window rather than fixed sizes, so a laptop screen gets the same layout.
+  const int side = std::clamp(width() * 27 / 100, 340, 420);
+  resizeDocks({dockNamed("runDock")}, {side}, Qt::Horizontal);
+  // The run and policy panels at their natural height, the tabs below them take the rest.
+  // (Heights for the column's width: a wrapped summary is shorter than its size hint says.)
+  const auto natural = [side](QWidget* w) {
+    return w->hasHeightForWidth() ? w->heightForWidth(side - 16) : w->sizeHint().height();
+  };
+  const int run = natural(runPanel_), policy = natural(policyPanel_);
+  resizeDocks({dockNamed("runDock"), dockNamed("policyDock"), dockNamed("statsDock")},
+              {run, policy, std::max(120, height() - run - policy - 160)}, Qt::Vertical);
+  resizeDocks({dockNamed("pressureDock")}, {height() * 38 / 100}, Qt::Vertical);
+  const int plots = width() - side;
+  resizeDocks({dockNamed("pressureDock"), dockNamed("memoryDock")}, {plots * 55 / 100, plots * 45 / 100},
+              Qt::Horizontal);
+}
+
+void MainWindow::fitTo(const QRect& available) {
+  // Room for a title bar and borders, which are not known before the window is shown.
+  const QSize frame(8, 32);
+  const QSize size = QSize(1600, 1000).boundedTo(available.size() - frame).expandedTo(minimumSizeHint());
+  resize(size);
+  move(available.left() + std::max(0, (available.width() - size.width() - frame.width()) / 2),
+       available.top() + std::max(0, (available.height() - size.height() - frame.height()) / 2));
+  placeDocks();
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  // restoreGeometry keeps the window on a screen that is there now, and within its size.
+  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray(), layoutVersion);
+  theme_ = s.value(QStringLiteral("view/dark"), false).toBool() ? &kvscope::ui::darkTheme() : &lightTheme();
+  darkAction_->setChecked(theme_->dark);
+  if (s.value(QStringLiteral("view/bySequence"), false).toBool()) setBlockColorMode(BlockColorMode::bySequence);
+}
+
+void MainWindow::resetLayout() {
+  restoreState(defaultState_, layoutVersion);
+  placeDocks();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (options_.persistSettings) {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState(layoutVersion));
+    s.setValue(QStringLiteral("view/dark"), theme_->dark);
+    s.setValue(QStringLiteral("view/bySequence"), blockMap_->colorMode() == BlockColorMode::bySequence);
+  }
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace kvscope::ui

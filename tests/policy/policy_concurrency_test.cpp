@@ -39,7 +39,11 @@ TEST(PolicyConcurrency, EightThreadsTenThousandObservesEach) {
   const double e = controller.ewma();
   EXPECT_GE(e, 0.0);
   EXPECT_LE(e, 1.0);
+  // Whether the interleaved EWMA crossed a threshold depends on the schedule (it flaked under
+  // load): check instead that the controller still works after the storm.
+  for (int i = 0; i < 50; ++i) (void)controller.observe(1.0);
   const auto s = controller.state();
+  EXPECT_EQ(s.level, precision::q4);
   EXPECT_GT(s.upgrades, 0u);
 }
 

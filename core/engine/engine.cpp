@@ -51,6 +51,7 @@ engine::engine(const engine_options& options, std::unique_ptr<request_source> lo
   resolved.budget_bytes = setup_.budget_bytes;
   cache_ = std::make_unique<paged_cache>(cache_config(resolved, shape_));
   kv_ = std::make_unique<block_manager>(*cache_, options_.prefix_caching);
+  kv_->set_policy(options_.policy);
   kv_->set_cold_level(policy_.level());
   kv_->set_guaranteed_level(options_.policy.min_level);
   sched_ = std::make_unique<scheduler>(options_.scheduler, *kv_);
@@ -227,7 +228,7 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   m.sim_time_s = clock_s_;
   m.kv_cache_usage_perc = referenced_share(usage);
   m.pressure_ewma = policy_.ewma();
-  m.level = policy_.level();
+  m.level = level_in_force(usage);
   for (int l = 0; l < 4; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();
   m.scale_bytes = usage.scale_bytes;
   m.free_bytes = usage.free_bytes;
@@ -277,15 +278,24 @@ bool engine::step() {
   write_new_tokens();
   sched_->complete(plan);
 
-  const precision level = *policy_.observe(pressure());
-  kv_->set_cold_level(level);
-  const auto migrated = cache_->migrate(level, options_.migration_batch);
+  // Only the ewma family has a controller; the others place blocks by their own rule and
+  // leave its state (level, EWMA, transitions) untouched.
+  const policy_config& policy = policy_.config();
+  precision level = policy_.level();
+  if (policy.family == policy_family::ewma) {
+    level = *policy_.observe(pressure());
+    kv_->set_cold_level(level);
+  }
+  const auto migrated = cache_->migrate(policy, level, options_.migration_batch);
   totals_.migrated_blocks += migrated.blocks;
-  // Re-quantizing reads each block at its old level and writes it at the new one:
+  // Re-quantizing reads each block at its old level and writes it at its new one:
   // sum(old + new) = 2 sum(new) + bytes freed.
-  const auto new_bytes = cache_->pool().layout(level).total_bytes();
+  std::uint64_t new_bytes = 0;
+  for (precision p : all_precisions) {
+    new_bytes += migrated.blocks_by_level[ordinal(p)] * cache_->pool().layout(p).total_bytes();
+  }
   work.migration_bytes = static_cast<std::uint64_t>(
-      std::max<std::int64_t>(0, static_cast<std::int64_t>(2 * migrated.blocks * new_bytes) + migrated.bytes_freed));
+      std::max<std::int64_t>(0, static_cast<std::int64_t>(2 * new_bytes) + migrated.bytes_freed));
   const double seconds = setup_.timing ? setup_.timing->estimate(work).seconds : options_.timing.seconds(plan);
   clock_s_ += seconds;
   totals_.step_seconds_sum += seconds;
@@ -339,10 +349,22 @@ void engine::record_outcomes(double step_start_s) {
 expected<void, std::string> engine::reconfigure(const policy_config& config) {
   auto r = policy_.reconfigure(config);
   if (!r) return r;
+  kv_->set_policy(config);
   kv_->set_guaranteed_level(config.min_level);
   kv_->set_cold_level(policy_.level());
   return {};
 }
+
+precision engine::level_in_force(const pool_usage& usage) const noexcept {
+  if (policy_.config().family == policy_family::ewma) return policy_.level();
+  // No controller: the most compact level any sequence's block is held at.
+  for (int l = 3; l > 0; --l) {
+    if (usage.tiers[l].references > 0) return all_precisions[l];
+  }
+  return precision::fp16;
+}
+
+precision engine::level() const noexcept { return level_in_force(cache_->pool().usage()); }
 
 pool_view engine::view_pool() const {
   pool_view v;

@@ -131,6 +131,9 @@ class engine {
   void on_request_done(request_outcomes::row_sink sink) { outcomes_.set_sink(std::move(sink)); }
   const engine_options& options() const noexcept { return options_; }
   const policy_controller& policy() const noexcept { return policy_; }
+  // The step metric `level`: the controller's level for the ewma family; for the families
+  // without a controller, the most compact level a block referenced by a sequence is held at.
+  precision level() const noexcept;
   const paged_cache& cache() const noexcept { return *cache_; }
   // The policy's input: bytes referenced by sequences / budget, in [0, 1]. Cached blocks that
   // no sequence references are evictable and count as free, as in vLLM's kv_cache_usage_perc.
@@ -149,6 +152,7 @@ class engine {
   void write_new_tokens();
   void measure_quality();
   void record(const step_plan& plan, double step_seconds, const step_work& work);
+  precision level_in_force(const pool_usage& usage) const noexcept;
   // The step's work for the roofline: tokens, attention reads and the KV bytes they touch.
   step_work measure_work(const step_plan& plan) const;
   // Hands the scheduler's events of this step to the outcome tracker.

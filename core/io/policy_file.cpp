@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/json_checks.hpp"
+#include "io/policy_family_fields.hpp"
 #include "io/text_checks.hpp"
 #include "io/toml_checked.hpp"
 #include "kvscope_version.hpp"
@@ -56,7 +57,23 @@ expected<policy_config, std::string> decode(const std::vector<entry>& entries,
       {"hysteresis", &policy_config::hysteresis},
       {"ewma_alpha", &policy_config::ewma_alpha},
   };
+  // The family decides which parameters a file may hold, wherever its key stands.
   for (const entry& e : entries) {
+    if (e.key != "family") continue;
+    if (auto why = apply_family_key(config, e.key, std::get_if<double>(&e.value),
+                                    std::get_if<std::string>(&e.value), e.type_name)) {
+      return unexpected{located(source, e.line, *why)};
+    }
+  }
+  for (const entry& e : entries) {
+    if (e.key == "family") continue;
+    if (is_family_key(e.key)) {
+      if (auto why = apply_family_key(config, e.key, std::get_if<double>(&e.value),
+                                      std::get_if<std::string>(&e.value), e.type_name)) {
+        return unexpected{located(source, e.line, *why)};
+      }
+      continue;
+    }
     if (e.key == "provenance") {
       if (!e.is_table) {
         return unexpected{located(source, e.line, "'provenance' must be an object/table, got " +
@@ -314,6 +331,9 @@ std::string serialize_policy_config(const policy_config& c, config_format format
     doc["ewma_alpha"] = pretty(c.ewma_alpha);
     doc["min_level"] = std::string(tag(c.min_level));
     doc["max_level"] = std::string(tag(c.max_level));
+    for (const auto& [key, value] : family_fields(c)) {
+      std::visit([&, &key = key](const auto& v) { doc[key] = v; }, value);
+    }
     if (provenance) {
       auto& p = doc["provenance"];
       p["tool"] = "kvscope";
@@ -335,6 +355,14 @@ std::string serialize_policy_config(const policy_config& c, config_format format
       << "ewma_alpha = " << toml_float(pretty(c.ewma_alpha)) << "\n"
       << "min_level = " << toml_string(tag(c.min_level)) << "\n"
       << "max_level = " << toml_string(tag(c.max_level)) << "\n";
+  for (const auto& [key, value] : family_fields(c)) {
+    out << key << " = ";
+    if (const auto* n = std::get_if<std::uint64_t>(&value)) {
+      out << *n << "\n";
+    } else {
+      out << toml_string(std::get<std::string>(value)) << "\n";
+    }
+  }
   if (provenance) {
     out << "\n[provenance]\n"
         << "tool = " << toml_string("kvscope") << "\n"

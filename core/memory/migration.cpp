@@ -1,65 +1,107 @@
-// paged_cache::migrate: cold blocks re-quantized to the policy's level, bounded per call.
+// paged_cache::migrate: cold blocks re-quantized to the level the policy asks for each, bounded
+// per call.
 // Selection and placement run on the owner thread in a fixed order; only the per-block data work
 // runs in parallel, each task reading one block and writing its own staging area, so the result
 // is the same for any number of threads.
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "memory/paged_cache.hpp"
 #include "util/parallel.hpp"
 
 namespace kvscope {
 
-void paged_cache::pick_cold(sequence_blocks& s, precision level, std::uint32_t max_blocks,
-                            std::vector<block_id>& picked) {
-  // Every block before scan_block is at most as big as scan_level stores it (blocks never grow
-  // back: no expansion on a fall). A stricter level must look at them again; a laxer one is
-  // already met by them, so the cursor stays and takes the laxer level (without this, each
-  // step after a fall rescanned every sequence from the old cursor to its hot tail).
-  const std::uint64_t target = pool_.layout(level).total_bytes();
-  const std::uint64_t scanned = pool_.layout(s.scan_level).total_bytes();
-  if (target < scanned) s.scan_block = s.first_block;
-  if (target != scanned) s.scan_level = level;
-  s.scan_block = std::max(s.scan_block, s.first_block);
+void paged_cache::pick_span(sequence_blocks& s, const level_span& span, scan_cursor& cursor,
+                           std::uint32_t max_blocks, std::vector<block_id>& picked,
+                           std::size_t& total) {
+  // Every block from the span's start up to the cursor is at most as big as cursor.level stores
+  // it (blocks never grow back: no expansion on a fall). A stricter level must look at them
+  // again; a laxer one is already met by them, so the cursor stays and takes the laxer level
+  // (without this, each step after a fall rescanned every sequence from the old cursor to its
+  // hot tail). A span's start only moves forward (a sequence only grows), and a block it leaves
+  // behind belongs to a stricter span, so the cursor stays valid for the blocks it keeps.
+  const std::uint64_t target = pool_.layout(span.level).total_bytes();
+  const std::uint64_t scanned = pool_.layout(cursor.level).total_bytes();
+  const std::uint32_t begin = std::max(span.begin, s.first_block);
+  if (target < scanned) cursor.block = begin;
+  if (target != scanned) cursor.level = span.level;
+  cursor.block = std::max(cursor.block, begin);
   bool advancing = true;  // the cursor follows the leading run of blocks that need nothing
-  const std::uint32_t tail = config_.tail_tokens;
-  const std::uint64_t cold_end = s.length > tail ? (s.length - tail) / block_size() : 0;
-  const std::uint64_t end = std::min<std::uint64_t>(cold_end, s.first_block + s.table.size());
-  for (std::uint64_t b = s.scan_block; b < end && picked.size() < max_blocks; ++b) {
+  const std::uint64_t end = std::min<std::uint64_t>(span.end, s.first_block + s.table.size());
+  for (std::uint64_t b = cursor.block; b < end && total < max_blocks; ++b) {
     const block_id id = s.table[b - s.first_block];
     if (pool_.layout(pool_.tier(id)).total_bytes() <= target) {
-      if (advancing) s.scan_block = static_cast<std::uint32_t>(b + 1);
+      if (advancing) cursor.block = static_cast<std::uint32_t>(b + 1);
       continue;
     }
     advancing = false;
     picked.push_back(id);
+    ++total;
   }
 }
 
 migration_result paged_cache::migrate(precision level, std::uint32_t max_blocks) {
-  migration_result result;
-  if (max_blocks == 0 || seqs_.empty()) return result;
-  std::vector<block_id> picked;
+  return migrate(policy_config{}, level, max_blocks);
+}
+
+migration_result paged_cache::migrate(const policy_config& policy, precision controller,
+                                      std::uint32_t max_blocks) {
+  if (!same_block_rule(policy, scan_rule_)) {
+    for (auto& s : seqs_) s.scan = {};  // the cursors only hold under the rule they were built by
+    scan_rule_ = policy;
+  }
+  if (max_blocks == 0 || seqs_.empty()) return {};
+  for (auto& p : picked_) p.clear();
+  std::size_t total = 0;
   const std::size_t count = seqs_.size();
   const std::size_t start = static_cast<std::size_t>(migrate_cursor_) % count;
-  for (std::size_t i = 0; i < count && picked.size() < max_blocks; ++i) {
+  for (std::size_t i = 0; i < count && total < max_blocks; ++i) {
     const std::size_t id = (start + i) % count;
-    if (!seqs_[id].alive) continue;
-    pick_cold(seqs_[id], level, max_blocks, picked);
-    if (picked.size() >= max_blocks) migrate_cursor_ = static_cast<sequence_id>((id + 1) % count);
+    sequence_blocks& s = seqs_[id];
+    if (!s.alive) continue;
+    const level_spans spans =
+        cold_spans(policy, controller, {s.length, block_size(), config_.tail_tokens});
+    for (std::uint32_t k = 0; k < spans.count && total < max_blocks; ++k) {
+      pick_span(s, spans.span[k], s.scan[k], max_blocks, picked_[ordinal(spans.span[k].level)], total);
+    }
+    if (total >= max_blocks) migrate_cursor_ = static_cast<sequence_id>((id + 1) % count);
   }
-  std::sort(picked.begin(), picked.end());  // a shared block may be picked by each sharer
-  picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
-  if (picked.empty()) return result;
+  return relocate_picks();
+}
 
-  const std::uint64_t before = pool_.bytes_in_use();
-  const auto from = pool_.relocate(picked, level);
-  if (!from) {
-    result.stalled = true;
-    return result;
+migration_result paged_cache::relocate_picks() {
+  for (auto& p : picked_) {
+    std::sort(p.begin(), p.end());  // a shared block may be picked by each sharer
+    p.erase(std::unique(p.begin(), p.end()), p.end());
   }
-  if (config_.pool.mode == payload_mode::data) requantize(picked, *from, level);
-  result.blocks = static_cast<std::uint32_t>(picked.size());
+  // A block shared by sequences asking for different levels goes to the most compact one.
+  for (int strict = 3; strict > 0; --strict) {
+    if (picked_[strict].empty()) continue;
+    for (int lax = 1; lax < strict; ++lax) {
+      auto& p = picked_[lax];
+      if (p.empty()) continue;
+      std::vector<block_id> kept;
+      std::set_difference(p.begin(), p.end(), picked_[strict].begin(), picked_[strict].end(),
+                          std::back_inserter(kept));
+      p = std::move(kept);
+    }
+  }
+  migration_result result;
+  const std::uint64_t before = pool_.bytes_in_use();
+  for (int l = 3; l > 0; --l) {  // most compact first: it frees the room the laxer ones need
+    const std::vector<block_id>& picked = picked_[l];
+    if (picked.empty()) continue;
+    const precision level = all_precisions[l];
+    const auto from = pool_.relocate(picked, level);
+    if (!from) {
+      result.stalled = true;
+      continue;
+    }
+    if (config_.pool.mode == payload_mode::data) requantize(picked, *from, level);
+    result.blocks += static_cast<std::uint32_t>(picked.size());
+    result.blocks_by_level[l] = static_cast<std::uint32_t>(picked.size());
+  }
   result.bytes_freed =
       static_cast<std::int64_t>(before) - static_cast<std::int64_t>(pool_.bytes_in_use());
   return result;

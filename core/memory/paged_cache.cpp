@@ -40,8 +40,7 @@ sequence_id paged_cache::create_sequence() {
   s.table.clear();  // keeps its capacity for the next user of this id
   s.length = 0;
   s.first_block = 0;
-  s.scan_block = 0;
-  s.scan_level = precision::fp16;
+  s.scan = {};
   s.alive = true;
   return id;
 }

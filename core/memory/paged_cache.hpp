@@ -19,6 +19,7 @@
 // Block layout (data mode): token-major, [token][layer][K, V][kv_head][head_dim], quantized in
 // groups of 32 values of one head vector, so any token can be written at any tier on its own and
 // one (position, layer) slot is contiguous.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <queue>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "memory/block_pool.hpp"
+#include "policy/block_level.hpp"
 #include "quant/kernels.hpp"
 
 namespace kvscope {
@@ -47,6 +49,7 @@ struct migration_result {
   std::uint32_t blocks = 0;      // blocks re-quantized
   std::int64_t bytes_freed = 0;  // change of bytes_in_use, positive when memory was freed
   bool stalled = false;          // candidates existed but their new places did not fit
+  std::array<std::uint32_t, 4> blocks_by_level{};  // `blocks` by the level they moved to
 };
 
 class paged_cache {
@@ -127,6 +130,14 @@ class paged_cache {
   // table and keep their tier. When memory is so full that the picked blocks' new places do not
   // fit even after giving up their old ones, nothing changes and `stalled` is set.
   migration_result migrate(precision level, std::uint32_t max_blocks);
+  // The same under a policy family: each cold block goes to the level block_level() gives it
+  // (policy/block_level.hpp; `controller` is the ewma family's level). Picks in the same order
+  // (sequences round-robin, each sequence's spans oldest first); a block shared by sequences
+  // that ask for different levels goes to the most compact one. The picks are relocated level by
+  // level, most compact first, each level all or nothing (`stalled` when one did not fit).
+  // migrate(level, n) is migrate(policy_config{}, level, n).
+  migration_result migrate(const policy_config& policy, precision controller,
+                           std::uint32_t max_blocks);
 
   // bytes in use / budget.
   double utilization() const noexcept { return pool_.occupancy(); }
@@ -136,12 +147,17 @@ class paged_cache {
   std::string audit() const;
 
  private:
+  // Blocks from the span's start up to `block` are stored at most as big as `level` stores them.
+  struct scan_cursor {
+    std::uint32_t block = 0;
+    precision level = precision::fp16;
+  };
   struct sequence_blocks {
     std::vector<block_id> table;
     std::uint32_t length = 0;
     std::uint32_t first_block = 0;  // absolute index of table[0]
-    std::uint32_t scan_block = 0;   // migrate: blocks before it are at least scan_level
-    precision scan_level = precision::fp16;
+    // migrate: one cursor per span of the rule (policy/block_level.hpp), see pick_span.
+    std::array<scan_cursor, 2> scan{};
     bool alive = false;
   };
 
@@ -156,8 +172,9 @@ class paged_cache {
   void store(const block_data& d, std::size_t offset, std::span<const float> values,
              fp16_bits* scratch) const;
   void load(const block_data& d, std::size_t offset, std::span<float> values) const;
-  void pick_cold(sequence_blocks& s, precision level, std::uint32_t max_blocks,
-                 std::vector<block_id>& picked);
+  void pick_span(sequence_blocks& s, const level_span& span, scan_cursor& cursor,
+                 std::uint32_t max_blocks, std::vector<block_id>& picked, std::size_t& total);
+  migration_result relocate_picks();
   void requantize(std::span<const block_id> blocks, std::span<const placement> from,
                   precision to);
 
@@ -170,6 +187,8 @@ class paged_cache {
   std::vector<fp16_bits> half_scratch_;  // write: f32 -> fp16 before quantizing
   std::vector<fp16_bits> staging_;       // migrate: re-quantized blocks before placement
   sequence_id migrate_cursor_ = 0;
+  policy_config scan_rule_;  // the rule the scan cursors were built under (same_block_rule)
+  std::array<std::vector<block_id>, 4> picked_;  // migrate: picks by target level
 };
 
 }  // namespace kvscope

@@ -19,6 +19,10 @@ std::optional<std::string> validate(const policy_config& c) {
   if (ordinal(c.min_level) > ordinal(c.max_level)) {
     return "min_level must be <= max_level (less compact)";
   }
+  // After the reference's rules, so that an ewma config fails exactly as it does there.
+  if (c.family == policy_family::age && c.q4_age_tokens < c.q8_age_tokens) {
+    return "q4_age_tokens must be >= q8_age_tokens";
+  }
   return std::nullopt;
 }
 
@@ -34,7 +38,12 @@ std::optional<policy_config> policy_preset(std::string_view name) {
     return c;
   }
   if (name == "aggressive") {
-    return policy_config{0.50f, 0.80f, 0.05f, 0.30f, precision::q8, precision::q4};
+    policy_config c;
+    c.q8_threshold = 0.50f;
+    c.q4_threshold = 0.80f;
+    c.ewma_alpha = 0.30f;
+    c.min_level = precision::q8;
+    return c;
   }
   return std::nullopt;
 }
@@ -47,7 +56,42 @@ std::string format_float(float value) {
   return ec == std::errc{} ? std::string(buf, end) : std::string("?");
 }
 
+std::string_view family_name(policy_family family) {
+  switch (family) {
+    case policy_family::ewma: return "ewma";
+    case policy_family::fixed: return "static";
+    case policy_family::age: return "age";
+    case policy_family::sinks_recent: return "sinks_recent";
+  }
+  return "?";
+}
+
+std::optional<policy_family> parse_policy_family(std::string_view name) {
+  for (auto f : {policy_family::ewma, policy_family::fixed, policy_family::age,
+                 policy_family::sinks_recent}) {
+    if (name == family_name(f)) return f;
+  }
+  if (name == "sinks+recent") return policy_family::sinks_recent;
+  return std::nullopt;
+}
+
+std::vector<std::string> policy_family_names() {
+  return {"ewma", "static", "age", "sinks_recent"};
+}
+
 std::string describe(const policy_config& c) {
+  const std::string family = "family=" + std::string(family_name(c.family));
+  const std::string level = " fixed_level=" + std::string(tag(c.fixed_level));
+  switch (c.family) {
+    case policy_family::ewma: break;
+    case policy_family::fixed: return family + level;
+    case policy_family::age:
+      return family + " q8_age_tokens=" + std::to_string(c.q8_age_tokens) +
+             " q4_age_tokens=" + std::to_string(c.q4_age_tokens);
+    case policy_family::sinks_recent:
+      return family + " sink_tokens=" + std::to_string(c.sink_tokens) +
+             " recent_tokens=" + std::to_string(c.recent_tokens) + level;
+  }
   return "q8_threshold=" + format_float(c.q8_threshold) +
          " q4_threshold=" + format_float(c.q4_threshold) +
          " hysteresis=" + format_float(c.hysteresis) +

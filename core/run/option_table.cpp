@@ -45,6 +45,10 @@ std::string check_slo(std::string_view text) {
 const char* timing_name(timing_kind t) {
   return t == timing_kind::linear ? "linear" : t == timing_kind::roofline ? "roofline" : "auto";
 }
+std::string family_word(std::string_view text) {  // "sinks+recent", as the issue spells it
+  const auto f = parse_policy_family(text);
+  return std::string(f ? family_name(*f) : text);
+}
 std::vector<std::string> level_names() {
   std::vector<std::string> names;
   for (precision p : all_precisions) names.emplace_back(tag(p));
@@ -194,6 +198,23 @@ const std::vector<option_spec>& table() {
        in_simulate | in_gui, false, level_names, KV_LEVEL(policy.min_level)},
       {"max-level", "", option_kind::choice, "", 0, 0, 1, "Policy: most compact level",
        in_simulate | in_gui, false, level_names, KV_LEVEL(policy.max_level)},
+      // Beyond the reference's fields: the family and its parameters (docs/policy.md).
+      {"family", "", option_kind::choice, "", 0, 0, 1,
+       "Policy family: ewma (the controller), static, age or sinks_recent (docs/policy.md)",
+       in_simulate | in_gui, false, policy_family_names,
+       [](const engine_options& o) -> option_value { return std::string(family_name(o.policy.family)); },
+       [](engine_options& o, const option_value& v) { o.policy.family = *parse_policy_family(std::get<std::string>(v)); },
+       nullptr, false, family_word},
+      {"fixed-level", "", option_kind::choice, "", 0, 0, 1, "Policy (static, sinks_recent): level of the cold blocks",
+       in_simulate | in_gui, false, level_names, KV_LEVEL(policy.fixed_level)},
+      {"q8-age-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1, "Policy (age): blocks this old go to q8",
+       in_simulate | in_gui, false, nullptr, KV_COUNT(policy.q8_age_tokens)},
+      {"q4-age-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1, "Policy (age): blocks this old go to q4",
+       in_simulate | in_gui, false, nullptr, KV_COUNT(policy.q4_age_tokens)},
+      {"sink-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1, "Policy (sinks_recent): first tokens kept fp16",
+       in_simulate | in_gui, false, nullptr, KV_COUNT(policy.sink_tokens)},
+      {"recent-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1, "Policy (sinks_recent): last tokens kept fp16",
+       in_simulate | in_gui, false, nullptr, KV_COUNT(policy.recent_tokens)},
   };
   return t;
 }
@@ -335,6 +356,8 @@ expected<option_value, std::string> parse_option_text(const option_spec& s, std:
       }
       break;
     case option_kind::choice:
+      v = s.canonical ? s.canonical(text) : std::string(text);
+      break;
     case option_kind::text:
       v = std::string(text);
       break;

@@ -53,6 +53,9 @@ struct option_spec {
   // text: why the value cannot be used, or "" when it can (names the flag's subject, not the flag).
   std::string (*check_text)(std::string_view) = nullptr;
   bool auto_ok = false;  // byte_size: "auto" is accepted and stored as 0
+  // choice: the word an accepted alias stands for ("sinks+recent" → "sinks_recent"); the text
+  // itself when it is no alias.
+  std::string (*canonical)(std::string_view) = nullptr;
 };
 
 // The table, in session-file order.

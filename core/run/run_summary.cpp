@@ -39,7 +39,7 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
   s.peak_bytes_per_level = t.peak_bytes_per_level;
   s.peak_scale_bytes = t.peak_scale_bytes;
   s.migrated_blocks = t.migrated_blocks;
-  s.final_level = e.policy().level();
+  s.final_level = e.level();
   s.gpu = e.setup().gpu ? e.setup().gpu->name : "";
   s.timing = e.setup().timing ? "roofline" : "linear";
   s.tensor_parallel = e.options().tensor_parallel;

@@ -91,11 +91,15 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
   const std::uint32_t bs = cache_.block_size();
   const std::uint32_t have = *cache_.capacity(t.cache_id) / bs;
   const std::uint32_t need = (total_tokens + bs - 1) / bs;
-  const std::uint32_t tail = cache_.config().tail_tokens;
+  // Born at the level the family asks for at the new length (ewma: wholly older than the hot
+  // tail, cold; the rest fp16), so that migration has nothing to do for it yet.
+  const level_spans spans =
+      cold_spans(policy_, cold_level_, {total_tokens, bs, cache_.config().tail_tokens});
   for (std::uint32_t i = have; i < need; ++i) {
-    // Wholly older than the hot tail at the new length: born cold.
-    const bool cold = std::uint64_t{i + 1} * bs + tail <= total_tokens;
-    const precision tier = cold ? cold_level_ : precision::fp16;
+    precision tier = precision::fp16;
+    for (std::uint32_t k = 0; k < spans.count; ++k) {
+      if (i >= spans.span[k].begin && i < spans.span[k].end) tier = spans.span[k].level;
+    }
     for (;;) {
       if (cache_.append_block(t.cache_id, tier)) break;
       if (!evict_one()) {
@@ -145,9 +149,32 @@ std::uint64_t block_manager::frames_for(std::uint32_t tokens, precision cold) co
   return hot + (cold_blocks + slots - 1) / slots + scale_frames;
 }
 
+std::uint64_t block_manager::frames_needed(std::uint32_t tokens, precision ewma_level) const {
+  if (policy_.family == policy_family::ewma) return frames_for(tokens, ewma_level);
+  if (policy_.family == policy_family::fixed) return frames_for(tokens, policy_.fixed_level);
+  // age, sinks_recent: each span's blocks at its level at the full length (the most a sequence
+  // holds on its way there, as each block only gets more compact), plus one fp16 block for the
+  // block a step's migration has not reached yet.
+  const auto& pool = cache_.pool();
+  const std::uint64_t bs = cache_.block_size();
+  const std::uint64_t blocks = (tokens + bs - 1) / bs;
+  const level_spans spans = cold_spans(policy_, precision::fp16, {tokens, cache_.block_size(),
+                                                                  cache_.config().tail_tokens});
+  std::uint64_t frames = 1, compact = 0, scale_bytes = 0;
+  for (std::uint32_t k = 0; k < spans.count; ++k) {
+    const auto& span = spans.span[k];
+    const std::uint64_t n = std::min<std::uint64_t>(span.end, blocks) - std::min<std::uint64_t>(span.begin, blocks);
+    const auto& layout = pool.layout(span.level);
+    compact += n;
+    frames += (n + layout.slots_per_frame - 1) / layout.slots_per_frame;
+    scale_bytes += n * layout.scale_bytes;
+  }
+  return frames + (blocks - compact) + (scale_bytes + pool.frame_bytes() - 1) / pool.frame_bytes();
+}
+
 bool block_manager::make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) {
   const auto& pool = cache_.pool();
-  const std::uint64_t need = frames_for(tokens, cold_level_) + reserve_frames;
+  const std::uint64_t need = frames_needed(tokens, cold_level_) + reserve_frames;
   if (pool.free_frames() >= need) return true;
   // What evicting every cached block could give back at most: their frames (rounded up) and
   // the frames their scales reserve. Below that, evicting would only throw the cache away.
@@ -169,7 +196,7 @@ bool block_manager::make_room_for(std::uint32_t tokens, std::uint32_t reserve_fr
 bool block_manager::could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const {
   const std::uint32_t window = cache_.config().max_tokens;
   if (window > 0) tokens = std::min(tokens, window + cache_.block_size());
-  return frames_for(tokens, guaranteed_level_) + reserve_frames <= cache_.pool().frame_count();
+  return frames_needed(tokens, guaranteed_level_) + reserve_frames <= cache_.pool().frame_count();
 }
 
 }  // namespace kvscope

@@ -1,7 +1,8 @@
 #pragma once
 // kv_cache_manager over the paged cache: the two tiers and the prefix cache as vLLM's
-// KVCacheManager would run them. New blocks wholly older than the hot tail are allocated at the
-// current cold level; the rest at fp16. Full blocks are registered under a chained content hash
+// KVCacheManager would run them. A new block is allocated at the level the policy family asks
+// for it at the new length (policy/block_level.hpp; for the ewma family: blocks wholly older than
+// the hot tail at the current cold level, the rest at fp16). Full blocks are registered under a chained content hash
 // (from the request's prefix hashes where it has them, else unique to the request so that a
 // preempted request finds its own blocks again); freed full blocks wait in an LRU and are
 // evicted, oldest first, when an allocation would otherwise fail.
@@ -34,8 +35,10 @@ class block_manager final : public kv_cache_manager {
   bool could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const override;
   std::uint32_t total_frames() const override { return cache_.pool().frame_count(); }
 
-  // New cold blocks are allocated at `level` from now on.
+  // New cold blocks are allocated at `level` from now on (the ewma family's controller level).
   void set_cold_level(precision level) noexcept { cold_level_ = level; }
+  // The family that places new blocks from now on (ewma by default).
+  void set_policy(const policy_config& policy) noexcept { policy_ = policy; }
   // The level cold blocks are guaranteed to reach (the policy's min_level): could_ever_fit
   // counts on no more compaction than that, so a request it admits can always complete.
   void set_guaranteed_level(precision level) noexcept { guaranteed_level_ = level; }
@@ -61,11 +64,14 @@ class block_manager final : public kv_cache_manager {
   bool evict_one();
   void register_full_blocks(tracked& t, std::uint32_t tokens);
   std::uint64_t frames_for(std::uint32_t tokens, precision cold) const;
+  // frames_for under the policy family; `ewma_level` is the cold level the ewma family assumes.
+  std::uint64_t frames_needed(std::uint32_t tokens, precision ewma_level) const;
 
   paged_cache& cache_;
   prefix_cache prefix_;
   bool prefix_caching_;
   precision cold_level_ = precision::fp16;
+  policy_config policy_;
   precision guaranteed_level_ = precision::fp16;
   std::unordered_map<sequence_id, tracked> tracked_;
   prefix_cache_stats stats_;

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <tbb/global_control.h>
+
 #include "engine/engine.hpp"
 #include "io/metrics_csv.hpp"
 #include "load/open_load.hpp"
@@ -28,6 +30,14 @@ inline std::vector<std::string> run_rows(engine& e) {
   std::vector<std::string> rows;
   while (e.step()) rows.push_back(metrics_csv_row(e.last_metrics()));
   return rows;
+}
+
+// run_rows of a fresh engine with its parallel loops on at most `threads` threads.
+inline std::vector<std::string> run_rows_on(int threads, const engine_options& options,
+                                            const std::string& load) {
+  tbb::global_control c(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  engine e(options, gen_load(load));
+  return run_rows(e);
 }
 
 }  // namespace kvscope::test

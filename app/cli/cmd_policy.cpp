@@ -40,6 +40,11 @@ int run_policy(const policy_options& opt) {
       return exit_bad_input;
     }
     config = *loaded;
+    if (config.family != policy_family::ewma) {
+      print_error(opt.config_path + ": the " + std::string(family_name(config.family)) +
+                  " family has no controller to feed pressures to (only ewma has)");
+      return exit_bad_input;
+    }
   } else {
     config = *policy_preset(opt.preset);  // CLI11 already checked the name
   }

@@ -96,6 +96,10 @@ TEST(CliFamilies, FamilyFilesValidateAndTheSeedFormatIsUnchanged) {
   r = run_process({cli_path(), "validate", sinks});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, sinks + ": valid policy: family=sinks_recent sink_tokens=4 recent_tokens=256 fixed_level=q4\n");
+  // `policy` feeds pressures to the controller, which only ewma has.
+  r = run_process({cli_path(), "policy", "--config", age}, "0.5\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the age family has no controller"), std::string::npos) << r.err;
   const auto bad = dir.file("bad.toml");
   write_text(bad, "family = \"age\"\nq8_age_tokens = 300\nq4_age_tokens = 200\n");
   r = run_process({cli_path(), "validate", bad});

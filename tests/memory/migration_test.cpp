@@ -113,14 +113,8 @@ TEST(Migration, StallsWithoutChangeWhenNothingFits) {
 
 TEST(Migration, SharedBlocksMoveOnce) {
   paged_cache cache(cache_config(16, payload_mode::accounting));
-  const sequence_id a = cache.create_sequence();
-  ASSERT_TRUE(cache.ensure_capacity(a, 80));
-  ASSERT_TRUE(cache.advance(a, 80));
-  const sequence_id b = cache.create_sequence();
+  const auto [a, b] = test::two_sharing_first_block(cache, 80, 80);
   const block_id shared = (*cache.block_table(a))[0];
-  ASSERT_TRUE(cache.append_shared(b, shared));
-  ASSERT_TRUE(cache.ensure_capacity(b, 80));
-  ASSERT_TRUE(cache.advance(b, 80));
   EXPECT_EQ(cache.migrate(precision::q8, 64).blocks, 5u);  // 3 cold each, block 0 shared
   EXPECT_EQ(cache.pool().tier(shared), precision::q8);
   EXPECT_EQ(cache.audit(), "");

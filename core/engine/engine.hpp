@@ -2,9 +2,10 @@
 // The engine: one batched forward step at a time (docs/ARCHITECTURE.md, "The engine"). Each step admits arrived
 // requests, schedules (continuous batching, prefix cache, preemption), writes the new tokens'
 // K/V (data mode) or just counts them (accounting mode), advances the simulated clock by the
-// step-time model, lets the policy observe the pressure, migrates cold blocks to its level and
-// records metrics. Deterministic: same options, load and command sequence, same metrics, bit for
-// bit, whatever the thread count (parallel work is per block or sequence, reduced in order).
+// step-time model, lets the policy observe the pressure (ewma family), migrates cold blocks to the
+// level the policy family gives each and records metrics. Deterministic: same options, load and
+// command sequence, same metrics, bit for bit, whatever the thread count (parallel work is per
+// block or sequence, reduced in order).
 #include <array>
 #include <deque>
 #include <cstdint>

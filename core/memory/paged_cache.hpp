@@ -9,7 +9,8 @@
 // sliding window (max_tokens > 0) the oldest blocks are released once wholly before
 // length - max_tokens, and their positions become out of range.
 // Two tiers: the last tail_tokens tokens stay as allocated (fp16 by ensure_capacity); full blocks
-// before them are cold and migrate() re-quantizes them to the caller's level, never expanding.
+// before them are cold and migrate() re-quantizes them to the caller's level (or to each block's
+// level under a policy family, policy/block_level.hpp), never expanding.
 //
 // Errors are values. Every call that returns an error has changed nothing: multi-block requests
 // (ensure_capacity) are planned first and applied only when all blocks fit, so there is no

@@ -153,6 +153,14 @@ void engine::send(const request& arrived) {
 }
 
 void engine::write_new_tokens() {
+  if (options_.payload != payload_mode::data) {
+    // Accounting mode stores nothing: the lengths are all there is to write.
+    for (const auto& s : sched_->running()) {
+      if (s.scheduled_tokens == 0) continue;
+      assert_ok(cache_->advance(kv_->cache_id(s.id), s.scheduled_tokens));
+    }
+    return;
+  }
   struct job {
     sequence_id seq;
     std::uint64_t stream;
@@ -164,30 +172,28 @@ void engine::write_new_tokens() {
     jobs.push_back({kv_->cache_id(s.id), kv_->stream(s.id), s.computed_tokens - s.scheduled_tokens,
                     s.computed_tokens});
   }
-  if (options_.payload == payload_mode::data) {
-    // New tokens never land in a shared block (prefix hits end before a sequence's first new
-    // token), so sequences write disjoint blocks and may go in parallel; each block's bytes
-    // depend on its own tokens only, whatever the thread count.
-    struct scratch {
-      std::vector<float> k, v;
-      std::vector<fp16_bits> half;
-    };
-    const auto head_values = static_cast<std::size_t>(shape_.head_values());
-    parallel_chunks(std::size_t{0}, jobs.size(), std::size_t{1}, [&](std::size_t begin, std::size_t end) {
-      scratch buf{std::vector<float>(head_values), std::vector<float>(head_values),
-                  std::vector<fp16_bits>(head_values)};  // one token's worth, per chunk
-      for (std::size_t i = begin; i != end; ++i) {
-        const job& j = jobs[i];
-        for (std::uint32_t pos = j.from; pos < j.to; ++pos) {
-          for (std::uint32_t layer = 0; layer < shape_.layers; ++layer) {
-            data_.fill(kv_part::key, shape_, j.stream, pos, layer, buf.k);
-            data_.fill(kv_part::value, shape_, j.stream, pos, layer, buf.v);
-            assert_ok(cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half));
-          }
+  // New tokens never land in a shared block (prefix hits end before a sequence's first new
+  // token), so sequences write disjoint blocks and may go in parallel; each block's bytes
+  // depend on its own tokens only, whatever the thread count.
+  struct scratch {
+    std::vector<float> k, v;
+    std::vector<fp16_bits> half;
+  };
+  const auto head_values = static_cast<std::size_t>(shape_.head_values());
+  parallel_chunks(std::size_t{0}, jobs.size(), std::size_t{1}, [&](std::size_t begin, std::size_t end) {
+    scratch buf{std::vector<float>(head_values), std::vector<float>(head_values),
+                std::vector<fp16_bits>(head_values)};  // one token's worth, per chunk
+    for (std::size_t i = begin; i != end; ++i) {
+      const job& j = jobs[i];
+      for (std::uint32_t pos = j.from; pos < j.to; ++pos) {
+        for (std::uint32_t layer = 0; layer < shape_.layers; ++layer) {
+          data_.fill(kv_part::key, shape_, j.stream, pos, layer, buf.k);
+          data_.fill(kv_part::value, shape_, j.stream, pos, layer, buf.v);
+          assert_ok(cache_->store_kv(j.seq, layer, pos, buf.k, buf.v, buf.half));
         }
       }
-    });
-  }
+    }
+  });
   for (const job& j : jobs) assert_ok(cache_->advance(j.seq, j.to - j.from));
 }
 

@@ -52,6 +52,10 @@ migration_result paged_cache::migrate(const policy_config& policy, precision con
     scan_rule_ = policy;
   }
   if (max_blocks == 0 || seqs_.empty()) return {};
+  // Nothing is stored larger than fp16, so a rule asking fp16 of every block has no candidates.
+  // Skipping the scan keeps every cursor valid: blocks before a cursor stay at most its level's
+  // size (blocks never grow back), and a later stricter level rescans from where it would have.
+  if (asks_only_fp16(policy, controller)) return {};
   for (auto& p : picked_) p.clear();
   std::size_t total = 0;
   const std::size_t count = seqs_.size();

@@ -150,15 +150,16 @@ expected<void, cache_error> paged_cache::advance(sequence_id seq, std::uint32_t 
     return unexpected{cache_error::position_out_of_range};
   }
   grow_length(*s, static_cast<std::uint32_t>(end));
-  apply_window(seq, *s);
+  if (config_.max_tokens != 0) apply_window(seq, *s);
   return {};
 }
 
 void paged_cache::grow_length(sequence_blocks& s, std::uint32_t new_length) {
   if (new_length <= s.length) return;
+  // Called for every token of every sequence: block_of() shifts where a division would cost more.
   const std::uint32_t bs = block_size();
-  const std::uint32_t from = std::max(s.length / bs, s.first_block);
-  for (std::uint32_t b = from; b <= (new_length - 1) / bs; ++b) {
+  const std::uint32_t last = block_of(new_length - 1);
+  for (std::uint32_t b = std::max(block_of(s.length), s.first_block); b <= last; ++b) {
     const block_id id = s.table[b - s.first_block];
     const auto fill = static_cast<std::uint16_t>(std::min(bs, new_length - b * bs));
     if (fill > pool_.fill(id)) pool_.set_fill(id, fill);

@@ -60,6 +60,16 @@ precision block_level(const policy_config& p, precision controller, const sequen
   return precision::fp16;
 }
 
+bool asks_only_fp16(const policy_config& p, precision controller) noexcept {
+  switch (p.family) {
+    case policy_family::ewma: return controller == precision::fp16;
+    case policy_family::fixed:
+    case policy_family::sinks_recent: return p.fixed_level == precision::fp16;
+    case policy_family::age: return false;
+  }
+  return false;
+}
+
 bool same_block_rule(const policy_config& a, const policy_config& b) noexcept {
   if (a.family != b.family) return false;
   switch (a.family) {

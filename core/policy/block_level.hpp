@@ -42,6 +42,10 @@ level_spans cold_spans(const policy_config& policy, precision controller,
 precision block_level(const policy_config& policy, precision controller,
                       const sequence_extent& extent, std::uint32_t block) noexcept;
 
+// True when the rule asks fp16 of every block whatever the sequence: the ewma family while the
+// controller is at fp16, the static family at fp16.
+bool asks_only_fp16(const policy_config& policy, precision controller) noexcept;
+
 // True when both configs pick the same blocks for the same inputs apart from the controller's
 // level: the same family and, for the families that have them, the same parameters.
 bool same_block_rule(const policy_config& a, const policy_config& b) noexcept;

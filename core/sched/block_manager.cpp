@@ -24,19 +24,26 @@ std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index) c
   return chain_hash(chain_hash(unique_salt, t.request_id), index);
 }
 
+block_manager::tracked& block_manager::at(sequence_id seq) {
+  assert(seq >= 0 && static_cast<std::size_t>(seq) < cache_of_.size());
+  const sequence_id cid = cache_of_[static_cast<std::size_t>(seq)];
+  assert(cid != no_sequence);
+  return tracked_[static_cast<std::size_t>(cid)];
+}
+
 sequence_id block_manager::cache_id(sequence_id seq) const {
-  const auto it = tracked_.find(seq);
-  return it == tracked_.end() ? no_sequence : it->second.cache_id;
+  if (seq < 0 || static_cast<std::size_t>(seq) >= cache_of_.size()) return no_sequence;
+  return cache_of_[static_cast<std::size_t>(seq)];
 }
 
 std::uint64_t block_manager::stream(sequence_id seq) const {
-  const auto it = tracked_.find(seq);
-  return it == tracked_.end() ? 0 : it->second.stream;
+  const sequence_id cid = cache_id(seq);
+  return cid == no_sequence ? 0 : tracked_[static_cast<std::size_t>(cid)].stream;
 }
 
 std::uint32_t block_manager::begin_sequence(sequence_id seq, const request& r,
                                              std::uint32_t prompt_tokens) {
-  assert(!tracked_.count(seq));
+  assert(cache_id(seq) == no_sequence);
   tracked t;
   t.cache_id = cache_.create_sequence();
   t.request_id = r.id;
@@ -64,7 +71,14 @@ std::uint32_t block_manager::begin_sequence(sequence_id seq, const request& r,
   }
   const std::uint32_t hit_tokens = hit_blocks * cache_.block_size();
   if (hit_tokens > 0) assert_ok(cache_.advance(t.cache_id, hit_tokens));
-  tracked_.emplace(seq, std::move(t));
+  t.blocks = hit_blocks;
+  const auto slot = static_cast<std::size_t>(t.cache_id);
+  if (static_cast<std::size_t>(seq) >= cache_of_.size()) {
+    cache_of_.resize(static_cast<std::size_t>(seq) + 1, no_sequence);
+  }
+  cache_of_[static_cast<std::size_t>(seq)] = t.cache_id;
+  if (slot >= tracked_.size()) tracked_.resize(slot + 1);
+  tracked_[slot] = std::move(t);
   return hit_tokens;
 }
 
@@ -76,20 +90,21 @@ bool block_manager::evict_one() {
   return true;
 }
 
-void block_manager::register_full_blocks(tracked& t, std::uint32_t tokens) {
-  if (!prefix_caching_) return;
+void block_manager::register_new_full_blocks(tracked& t, std::uint32_t tokens) {
+  // Prefix caching runs without a sliding window, so the table holds every block from 0.
+  const std::uint32_t full = std::min(tokens / cache_.block_size(), t.blocks);
   const auto table = *cache_.block_table(t.cache_id);
-  const std::uint32_t full = std::min<std::uint32_t>(tokens / cache_.block_size(),
-                                                     static_cast<std::uint32_t>(table.size()));
   for (; t.registered_blocks < full; ++t.registered_blocks) {
     (void)prefix_.insert(block_hash(t, t.registered_blocks), table[t.registered_blocks]);
   }
 }
 
 bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) {
-  tracked& t = tracked_.at(seq);
+  tracked& t = at(seq);
   const std::uint32_t bs = cache_.block_size();
-  const std::uint32_t have = *cache_.capacity(t.cache_id) / bs;
+  // t.blocks equals capacity / block size: the window drops blocks from the front only.
+  assert(t.blocks == *cache_.capacity(t.cache_id) / bs);
+  const std::uint32_t have = t.blocks;
   const std::uint32_t need = (total_tokens + bs - 1) / bs;
   // Born at the level the family asks for at the new length (ewma: wholly older than the hot
   // tail, cold; the rest fp16), so that migration has nothing to do for it yet.
@@ -108,16 +123,16 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
       }
     }
   }
+  t.blocks = std::max(have, need);
   register_full_blocks(t, total_tokens);
   return true;
 }
 
 void block_manager::end_sequence(sequence_id seq) {
-  const auto it = tracked_.find(seq);
-  assert(it != tracked_.end());
-  const sequence_id cid = it->second.cache_id;
+  tracked& t = at(seq);
+  const sequence_id cid = t.cache_id;
   const auto table = *cache_.block_table(cid);
-  const std::vector<block_id> blocks(table.begin(), table.end());
+  table_copy_.assign(table.begin(), table.end());
   released_.clear();
   assert_ok(cache_.drop_sequence(
       cid, prefix_caching_ ? retention::cache_full_blocks : retention::free_all, &released_));
@@ -130,11 +145,12 @@ void block_manager::end_sequence(sequence_id seq) {
     }
   }
   if (prefix_caching_) {
-    for (const block_id b : blocks) {
+    for (const block_id b : table_copy_) {
       if (!cache_.pool().is_live(b)) prefix_.erase(b);  // freed outright (partial block)
     }
   }
-  tracked_.erase(it);
+  t = tracked{};
+  cache_of_[static_cast<std::size_t>(seq)] = no_sequence;
 }
 
 std::uint64_t block_manager::frames_for(std::uint32_t tokens, precision cold) const {

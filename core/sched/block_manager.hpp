@@ -6,8 +6,8 @@
 // (from the request's prefix hashes where it has them, else unique to the request so that a
 // preempted request finds its own blocks again); freed full blocks wait in an LRU and are
 // evicted, oldest first, when an allocation would otherwise fail.
+#include <algorithm>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "memory/paged_cache.hpp"
@@ -58,11 +58,22 @@ class block_manager final : public kv_cache_manager {
     std::vector<std::uint64_t> prefix_hashes;
     std::uint64_t stream = 0;
     std::uint32_t registered_blocks = 0;  // blocks [0, n) were offered to the prefix cache
+    std::uint32_t blocks = 0;             // capacity in blocks: only this class changes it
   };
+
+  // The tracked state of a scheduler sequence. Precondition: begin_sequence(seq) ran.
+  tracked& at(sequence_id seq);
 
   std::uint64_t block_hash(const tracked& t, std::uint32_t index) const;
   bool evict_one();
-  void register_full_blocks(tracked& t, std::uint32_t tokens);
+  // Offers blocks that filled up to the prefix cache; the check for "none did" stays inline, as
+  // it is the answer on every token but one in block_size.
+  void register_full_blocks(tracked& t, std::uint32_t tokens) {
+    if (prefix_caching_ && std::min(tokens / cache_.block_size(), t.blocks) > t.registered_blocks) {
+      register_new_full_blocks(t, tokens);
+    }
+  }
+  void register_new_full_blocks(tracked& t, std::uint32_t tokens);
   std::uint64_t frames_for(std::uint32_t tokens, precision cold) const;
   // frames_for under the policy family; `ewma_level` is the cold level the ewma family assumes.
   std::uint64_t frames_needed(std::uint32_t tokens, precision ewma_level) const;
@@ -73,9 +84,14 @@ class block_manager final : public kv_cache_manager {
   precision cold_level_ = precision::fp16;
   policy_config policy_;
   precision guaranteed_level_ = precision::fp16;
-  std::unordered_map<sequence_id, tracked> tracked_;
+  // Scheduler ids grow without bound, the paged cache's are small and reused: a scheduler id
+  // maps to its cache id (4 bytes per request ever seen), and the state lives at the cache id.
+  // Two array reads instead of a hash lookup on every call of the per-token path.
+  std::vector<sequence_id> cache_of_;  // by scheduler id; no_sequence when not begun
+  std::vector<tracked> tracked_;       // by cache id; cache_id == no_sequence when unused
   prefix_cache_stats stats_;
   std::vector<block_id> released_;  // scratch for end_sequence
+  std::vector<block_id> table_copy_;  // scratch for end_sequence
 };
 
 }  // namespace kvscope

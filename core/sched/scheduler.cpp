@@ -105,43 +105,49 @@ step_plan scheduler::schedule() {
   std::uint32_t budget = config_.max_num_batched_tokens;
   const std::uint64_t preemptions_before = preemptions_total_;
 
-  for (auto& s : running_) s.scheduled_tokens = 0;
-  for (std::size_t i = 0; i < running_.size() && budget > 0;) {
+  // One walk: a sequence that grew is accounted at once. Growing a later one preempts only from
+  // the back, never one already accounted, so this equals growing all first and accounting after.
+  std::size_t i = 0;
+  while (i < running_.size() && budget > 0) {
     auto& s = running_[i];
     const std::uint32_t want =
         s.in_prefill() ? std::min(s.prefill_target - s.computed_tokens, budget) : 1;
     if (!grow(i, want)) break;  // it preempted itself: everyone after it is gone too
     running_[i].scheduled_tokens = want;
     budget -= want;
+    account(running_[i], plan);
     ++i;
   }
+  for (std::size_t rest = i; rest < running_.size(); ++rest) running_[rest].scheduled_tokens = 0;
   // As vLLM: no new admissions in a step that had to preempt.
+  const std::size_t admitted_from = running_.size();
   if (preemptions_total_ == preemptions_before) admit(budget, plan);
+  for (std::size_t a = admitted_from; a < running_.size(); ++a) account(running_[a], plan);
   plan.preemptions = static_cast<std::uint32_t>(preemptions_total_ - preemptions_before);
+  return plan;
+}
 
-  for (auto& s : running_) {
-    const std::uint32_t n = s.scheduled_tokens;
-    if (n == 0) continue;
-    if (s.in_prefill()) {
-      s.computed_tokens += n;
-      plan.prefill_tokens += n;
-      // Completing the prefill samples the next output token.
-      if (!s.in_prefill() && s.generated_tokens < s.req.output_tokens) {
-        ++s.generated_tokens;
-        events_.emitted.push_back(s.tag);
-      }
-    } else {
-      s.computed_tokens += 1;
-      s.generated_tokens += 1;
-      plan.decode_tokens += 1;
+void scheduler::account(sequence_state& s, step_plan& plan) {
+  const std::uint32_t n = s.scheduled_tokens;
+  if (n == 0) return;
+  if (s.in_prefill()) {
+    s.computed_tokens += n;
+    plan.prefill_tokens += n;
+    // Completing the prefill samples the next output token.
+    if (!s.in_prefill() && s.generated_tokens < s.req.output_tokens) {
+      ++s.generated_tokens;
       events_.emitted.push_back(s.tag);
     }
-    if (!s.in_prefill() && s.generated_tokens >= s.req.output_tokens) {
-      plan.finished.push_back(s.id);
-      events_.finished.push_back(s.tag);
-    }
+  } else {
+    s.computed_tokens += 1;
+    s.generated_tokens += 1;
+    plan.decode_tokens += 1;
+    events_.emitted.push_back(s.tag);
   }
-  return plan;
+  if (!s.in_prefill() && s.generated_tokens >= s.req.output_tokens) {
+    plan.finished.push_back(s.id);
+    events_.finished.push_back(s.tag);
+  }
 }
 
 void scheduler::complete(const step_plan& plan) {

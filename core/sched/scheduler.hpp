@@ -91,7 +91,7 @@ class scheduler {
   bool idle() const noexcept { return running_.empty() && waiting_.empty(); }
   std::size_t num_running() const noexcept { return running_.size(); }
   std::size_t num_waiting() const noexcept { return waiting_.size(); }
-  const std::deque<sequence_state>& running() const noexcept { return running_; }
+  const std::vector<sequence_state>& running() const noexcept { return running_; }
   std::uint64_t preemptions_total() const noexcept { return preemptions_total_; }
   std::uint64_t finished_total() const noexcept { return finished_total_; }
   const std::vector<rejected_request>& rejected() const noexcept { return rejected_; }
@@ -102,11 +102,15 @@ class scheduler {
   bool grow(std::size_t index, std::uint32_t tokens);
   void preempt_last();
   void admit(std::uint32_t& budget, step_plan& plan);
+  // Advances a scheduled sequence's token counts and records its events in the plan.
+  void account(sequence_state& s, step_plan& plan);
 
   scheduler_config config_;
   kv_cache_manager& kv_;
   std::deque<sequence_state> waiting_;
-  std::deque<sequence_state> running_;  // admission order: back = most recently admitted
+  // Admission order: back = most recently admitted. A vector, not a deque: every step walks it
+  // twice, and a deque of these large states breaks the walk every few elements.
+  std::vector<sequence_state> running_;
   std::vector<rejected_request> rejected_;
   sequence_id next_id_ = 0;
   std::uint64_t preemptions_total_ = 0;

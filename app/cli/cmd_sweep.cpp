@@ -67,19 +67,10 @@ int run_sweep(const sweep_options& o) {
     std::fprintf(stderr, "sweep: %td configs cannot run and get empty metrics (--skip-invalid), e.g. config %td: %s\n",
                  count, first - plan->invalid.begin(), first->c_str());
   }
-  const int world = launcher_world_size();
-  if (world > 1 && !built_with_mpi()) {
-    print_error("started as one of " + std::to_string(world) +
-                " MPI ranks, but this kvscope-cli was built without MPI (-DKVSCOPE_MPI=ON): use --shard K/N and sweep-merge instead");
-    return exit_bad_input;
-  }
   const interrupt_guard guard;
   std::optional<mpi_session> mpi;
-  if (world > 1) mpi.emplace();
-  if (mpi && mpi->size() != world) {
-    // Every task would run the whole sweep: refuse rather than do the work `world` times.
-    print_error("started as one of " + std::to_string(world) + " tasks, but MPI sees " + std::to_string(mpi->size()) +
-                " ranks: launch with mpirun (or srun --mpi=pmix), or use --shard K/N");
+  if (auto bad = join_launch(mpi, "use --shard K/N and sweep-merge instead")) {
+    print_error(*bad);
     return exit_bad_input;
   }
   if (mpi && mpi->rank() != 0) {

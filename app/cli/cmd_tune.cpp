@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli_support.hpp"
@@ -22,6 +23,7 @@
 #include "sweep/tune_run.hpp"
 #include "sweep/tuned_file.hpp"
 #include "sweep_plan_flags.hpp"
+#include "tune_mpi.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -110,6 +112,11 @@ int run_tune(const tune_options& o) {
   if (const int checked = check_trace(*base); checked != exit_ok) return checked;
 
   const interrupt_guard guard;
+  std::optional<mpi_session> mpi;
+  if (auto bad = join_launch(mpi, "run it as one process")) {
+    print_error(*bad);
+    return exit_bad_input;
+  }
   tune_run_options run_options;
   run_options.jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   run_options.capacity = o.capacity;
@@ -125,8 +132,19 @@ int run_tune(const tune_options& o) {
     }
     run_options.load_rate = facts.rate();
     run_options.load_requests = facts.requests;
+    if (mpi) run_options.jobs = 1;  // a rank is a job: one config at a time each
     const auto evaluate = make_tune_evaluator(*base, problem, run_options, engine_runs);
-    result = tune_search(problem, o.search == "grid" ? tune_method::grid : tune_method::descent, evaluate);
+    if (mpi && mpi->rank() != 0) {
+      const auto error = serve_tune(*mpi, problem, evaluate, engine_runs);
+      return error.empty() ? exit_ok : exit_runtime_failure;
+    }
+    const auto method = o.search == "grid" ? tune_method::grid : tune_method::descent;
+    if (mpi) {
+      tune_workers workers(*mpi);
+      result = tune_search(problem, method, workers.evaluator(problem, engine_runs));
+    } else {
+      result = tune_search(problem, method, evaluate);
+    }
   } catch (const load_error& e) {
     print_error(e.what());
     return exit_bad_input;

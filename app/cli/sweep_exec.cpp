@@ -49,4 +49,15 @@ int launcher_world_size() {
   return 1;
 }
 
+std::optional<std::string> join_launch(std::optional<mpi_session>& mpi, const std::string& alternative) {
+  const int world = launcher_world_size();
+  if (world <= 1) return std::nullopt;
+  const std::string tasks = "started as one of " + std::to_string(world);
+  if (!built_with_mpi()) return tasks + " MPI ranks, but this kvscope-cli was built without MPI (-DKVSCOPE_MPI=ON): " + alternative;
+  mpi.emplace();
+  if (mpi->size() == world) return std::nullopt;
+  return tasks + " tasks, but MPI sees " + std::to_string(mpi->size()) + " ranks: launch with mpirun (or srun --mpi=pmix), or " +
+         alternative;
+}
+
 }  // namespace kvscope::cli

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ class mpi_session {
  private:
   int rank_ = 0, size_ = 1;
 };
+
+// Joins the MPI job this process was launched in, if any: `mpi` stays empty for a plain start.
+// Returns the error to print (exit 2) when the launch cannot work: a build without MPI (then
+// `alternative` says what to do instead), or tasks MPI sees as singletons, which would each run
+// the whole job.
+std::optional<std::string> join_launch(std::optional<mpi_session>& mpi, const std::string& alternative);
 
 // Rank 0: hands out `todo` to the other ranks as they ask and puts their rows into `sink`;
 // returns once every other rank has been told to stop (at once when `todo` is empty).

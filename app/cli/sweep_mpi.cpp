@@ -16,12 +16,7 @@
 
 #include "sweep/sweep_run.hpp"
 
-#ifdef KVSCOPE_HAVE_MPI
-// Open MPI's handle macros are C casts.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#include <mpi.h>
-#endif
+#include "mpi_include.hpp"
 
 namespace kvscope::cli {
 
@@ -67,14 +62,7 @@ sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const std::vector<st
   int working = mpi.size() - 1;
   std::string message;
   while (working > 0) {
-    int arrived = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, tag_report, MPI_COMM_WORLD, &arrived, &status);
-    if (!arrived) {
-      // Polling with a nap leaves the core to the ranks that compute.
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      continue;
-    }
+    const MPI_Status status = wait_for_message(tag_report);
     int size = 0;
     MPI_Get_count(&status, MPI_BYTE, &size);
     message.resize(static_cast<std::size_t>(size));
@@ -150,7 +138,3 @@ std::string serve_sweep(const mpi_session&, const run_description&, const sweep_
 #endif
 
 }  // namespace kvscope::cli
-
-#ifdef KVSCOPE_HAVE_MPI
-#pragma GCC diagnostic pop
-#endif

@@ -17,13 +17,6 @@ namespace {
 const std::string load = "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=300,seed=11";
 const std::string grid = "q8_threshold=0.6,0.8 ewma_alpha=0.1,0.5 hysteresis=0.02,0.08";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> sweep_args(const std::string& out, std::vector<std::string> more = {}) {
   std::vector<std::string> a{cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB",
                              "--grid", grid, "--out", out};
@@ -45,8 +38,8 @@ TEST(CliSweep, SameBytesAtOneAndTwoJobsAndFromMergedShards) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = run_process(sweep_args(two, {"--jobs", "2"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto bytes = slurp(one);
-  EXPECT_EQ(bytes, slurp(two));
+  const auto bytes = read_text(one);
+  EXPECT_EQ(bytes, read_text(two));
   const auto lines = lines_of(bytes);
   ASSERT_EQ(lines.size(), 9u);
   EXPECT_TRUE(lines[0].starts_with("index,q8_threshold,ewma_alpha,hysteresis,"));
@@ -68,7 +61,7 @@ TEST(CliSweep, SameBytesAtOneAndTwoJobsAndFromMergedShards) {
   merge.insert(merge.end(), {"--out", dir.file("merged.csv")});
   r = run_process(merge);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(slurp(dir.file("merged.csv")), bytes);
+  EXPECT_EQ(read_text(dir.file("merged.csv")), bytes);
   r = run_process({cli_path(), "sweep-merge", dir.file("s0.csv"), dir.file("s2.csv"), "--out", dir.file("m.csv")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("config 1 is in none of the files"), std::string::npos) << r.err;
@@ -91,7 +84,7 @@ TEST(CliSweep, MpiRanksWriteTheOneProcessBytes) {
   r = run_process(mpi);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("on 2 worker ranks"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(dir.file("ranks.csv")), slurp(dir.file("one.csv")));
+  EXPECT_EQ(read_text(dir.file("ranks.csv")), read_text(dir.file("one.csv")));
 }
 
 TEST(CliSweep, BadAxesAreRefusedBeforeAnyRun) {
@@ -117,7 +110,7 @@ TEST(CliSweep, BadAxesAreRefusedBeforeAnyRun) {
   r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.5,0.97", "--out", out, "--skip-invalid"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto lines = lines_of(slurp(out));
+  const auto lines = lines_of(read_text(out));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_TRUE(lines[2].starts_with("1,0.97,,,,")) << lines[2];
   // A configs file names its line.
@@ -132,13 +125,13 @@ TEST(CliSweep, ResumeRunsOnlyWhatIsMissing) {
   temp_dir dir;
   const auto full = dir.file("full.csv"), part = dir.file("part.csv");
   ASSERT_EQ(run_process(sweep_args(full)).exit_code, 0);
-  const auto lines = lines_of(slurp(full));
+  const auto lines = lines_of(read_text(full));
   // Rows 0, 1, 2 and 5 kept, as an interrupted run with two jobs may leave them.
   write_text(part, lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n" + lines[3] + "\n" + lines[6] + "\n");
   auto r = run_process(sweep_args(part, {"--resume"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("4 configs run"), std::string::npos) << r.err;
-  EXPECT_EQ(slurp(part), slurp(full));
+  EXPECT_EQ(read_text(part), read_text(full));
   // Another sweep's file is refused, not mixed in.
   r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.6,0.9 ewma_alpha=0.1,0.5 hysteresis=0.02,0.08", "--out", part, "--resume"});
@@ -163,7 +156,7 @@ TEST(CliSweep, InterruptLeavesAValidPartialFile) {
   ASSERT_NE(r.out.find("rc=1"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.err.find("interrupted:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
-  const auto partial = lines_of(slurp(out));
+  const auto partial = lines_of(read_text(out));
   ASSERT_GE(partial.size(), 1u);
   EXPECT_TRUE(partial[0].starts_with("index,q8_threshold,ewma_alpha,"));
   EXPECT_LT(partial.size(), 26u) << "the sweep finished before the interrupt: make it longer";
@@ -177,7 +170,7 @@ TEST(CliSweep, InterruptLeavesAValidPartialFile) {
                          long_grid, "--out", whole})
                 .exit_code,
             0);
-  EXPECT_EQ(slurp(out), slurp(whole));
+  EXPECT_EQ(read_text(out), read_text(whole));
 }
 
 TEST(CliPareto, PrintsTheFrontAndDrawsIt) {
@@ -198,7 +191,7 @@ TEST(CliPareto, PrintsTheFrontAndDrawsIt) {
     EXPECT_GT(front[i - 1]["attention_error_exposure"].get<double>(), front[i]["attention_error_exposure"].get<double>());
   }
   EXPECT_TRUE(front[0]["index"].is_number_unsigned());
-  const auto svg = slurp(dir.file("front.svg"));
+  const auto svg = read_text(dir.file("front.svg"));
   EXPECT_NE(svg.find("goodput_rps (requests/s), higher is better"), std::string::npos);
   const auto table = run_process({cli_path(), "pareto", csv, "--objectives", "goodput_rps,attention_error_exposure"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
@@ -221,9 +214,9 @@ TEST(CliTune, WritesAValidConfigThatBeatsEveryFeasibleGridPoint) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("search      descent: "), std::string::npos) << r.out;
   EXPECT_EQ(run_process({cli_path(), "validate", dir.file("tuned.json")}).exit_code, 0);
-  const auto config = nlohmann::json::parse(slurp(dir.file("tuned.json")));
+  const auto config = nlohmann::json::parse(read_text(dir.file("tuned.json")));
   EXPECT_FALSE(config.contains("provenance"));  // the reference's exact format
-  const auto provenance = nlohmann::json::parse(slurp(dir.file("tuned.json.provenance.json")));
+  const auto provenance = nlohmann::json::parse(read_text(dir.file("tuned.json.provenance.json")));
   for (const char* key : {"kvscope_version", "load", "model", "gpu", "budget_bytes", "objective", "constraints",
                           "chosen", "search", "runs"}) {
     EXPECT_TRUE(provenance.contains(key)) << key;
@@ -239,7 +232,7 @@ TEST(CliTune, WritesAValidConfigThatBeatsEveryFeasibleGridPoint) {
   sweep.insert(sweep.end(), base.begin(), base.end());
   sweep.insert(sweep.end(), {"--grid", space, "--out", dir.file("grid.csv")});
   ASSERT_EQ(run_process(sweep).exit_code, 0);
-  const auto lines = lines_of(slurp(dir.file("grid.csv")));
+  const auto lines = lines_of(read_text(dir.file("grid.csv")));
   ASSERT_EQ(lines.size(), 91u);
   const auto header = lines[0];
   const auto column = [&](const std::string& name) {

@@ -7,21 +7,10 @@
 #include "load/json_util.hpp"
 #include "load/load_error.hpp"
 #include "util/atomic_write.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
-
-void append_number(std::string& out, double v) {
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, ec == std::errc{} ? end : buf);
-}
-
-void append_number(std::string& out, std::uint64_t v) {
-  char buf[24];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, ec == std::errc{} ? end : buf);
-}
 
 void append_string(std::string& out, std::string_view s) {
   out += '"';
@@ -51,7 +40,7 @@ std::string native_header_line(std::string_view source) {
   std::string out = "{\"format\":";
   append_string(out, native_format_tag);
   out += ",\"version\":";
-  append_number(out, native_format_version);
+  append_shortest(out, native_format_version);
   out += ",\"source\":";
   append_string(out, source);
   out += "}\n";
@@ -60,20 +49,20 @@ std::string native_header_line(std::string_view source) {
 
 void append_native_line(std::string& out, const request& r) {
   out += "{\"id\":";
-  append_number(out, r.id);
+  append_shortest(out, r.id);
   out += ",\"arrival_s\":";
-  append_number(out, r.arrival_s);
+  append_shortest(out, r.arrival_s);
   out += ",\"prompt_tokens\":";
-  append_number(out, std::uint64_t{r.prompt_tokens});
+  append_shortest(out, std::uint64_t{r.prompt_tokens});
   out += ",\"output_tokens\":";
-  append_number(out, std::uint64_t{r.output_tokens});
+  append_shortest(out, std::uint64_t{r.output_tokens});
   if (!r.prefix_hashes.empty()) {
     out += ",\"prefix_block_size\":";
-    append_number(out, std::uint64_t{r.prefix_block_size});
+    append_shortest(out, std::uint64_t{r.prefix_block_size});
     out += ",\"prefix_hashes\":[";
     for (std::size_t i = 0; i < r.prefix_hashes.size(); ++i) {
       if (i) out += ',';
-      append_number(out, r.prefix_hashes[i]);
+      append_shortest(out, r.prefix_hashes[i]);
     }
     out += ']';
   }

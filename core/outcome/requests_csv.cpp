@@ -4,22 +4,17 @@
 #include <cmath>
 #include <cstdint>
 
+#include "util/number_text.hpp"
+
 namespace kvscope {
 namespace {
 
 // Shortest round-trip text; NaN (undefined) writes nothing, leaving the cell empty.
 void append_number(std::string& out, double v) {
-  if (std::isnan(v)) return;
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, ec == std::errc{} ? end : buf);
+  if (!std::isnan(v)) append_shortest(out, v);
 }
 
-void append_number(std::string& out, std::uint64_t v) {
-  char buf[24];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, ec == std::errc{} ? end : buf);
-}
+void append_number(std::string& out, std::uint64_t v) { append_shortest(out, v); }
 
 void append_text(std::string& out, std::string_view s) {
   if (s.find_first_of(",\"\r\n") == std::string_view::npos) {

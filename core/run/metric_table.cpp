@@ -4,24 +4,21 @@
 #include <cmath>
 #include <vector>
 
+#include "util/number_text.hpp"
+
 namespace kvscope {
 namespace {
 
+// NaN (not measured) is spelled "nan" whatever its sign bit.
 void append_double(std::string& out, double v) {
   if (std::isnan(v)) {
     out += "nan";
     return;
   }
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, ec == std::errc{} ? end : buf);
+  append_shortest(out, v);
 }
 
-void append_uint(std::string& out, std::uint64_t v) {
-  char buf[24];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, ec == std::errc{} ? end : buf);
-}
+void append_uint(std::string& out, std::uint64_t v) { append_shortest(out, v); }
 
 constexpr auto higher = better_when::higher;
 constexpr auto lower = better_when::lower;

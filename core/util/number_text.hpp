@@ -1,0 +1,23 @@
+#pragma once
+// Numbers as text in the shortest form that reads back as the same value (std::to_chars), for
+// every file kvscope writes: metrics CSVs, per-request CSVs, native load lines.
+#include <charconv>
+#include <cstdint>
+#include <string>
+
+namespace kvscope {
+
+// Appends `v` in its shortest round-trip spelling ("0.1", "1e+300", "inf", "nan").
+inline void append_shortest(std::string& out, double v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc{} ? end : buf);
+}
+
+inline void append_shortest(std::string& out, std::uint64_t v) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ec == std::errc{} ? end : buf);
+}
+
+}  // namespace kvscope

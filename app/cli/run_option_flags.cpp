@@ -23,6 +23,7 @@ void run_option_flags::add_to(CLI::App& cmd, unsigned place, const engine_option
           ->type_name(spec.kind == option_kind::choice ? "WORD"
                       : spec.kind == option_kind::byte_size ? "SIZE"
                       : spec.kind == option_kind::count    ? "INT"
+                      : spec.kind == option_kind::text     ? (spec.choices ? "NAME|FILE" : "TEXT")
                                                             : "NUMBER");
     }
   }

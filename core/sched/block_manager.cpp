@@ -106,6 +106,10 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
   assert(t.blocks == *cache_.capacity(t.cache_id) / bs);
   const std::uint32_t have = t.blocks;
   const std::uint32_t need = (total_tokens + bs - 1) / bs;
+  if (need <= have) {  // the common case: the last block has room for this step's tokens
+    register_full_blocks(t, total_tokens);
+    return true;
+  }
   // Born at the level the family asks for at the new length (ewma: wholly older than the hot
   // tail, cold; the rest fp16), so that migration has nothing to do for it yet.
   const level_spans spans =
@@ -123,7 +127,7 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
       }
     }
   }
-  t.blocks = std::max(have, need);
+  t.blocks = need;
   register_full_blocks(t, total_tokens);
   return true;
 }

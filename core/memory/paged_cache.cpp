@@ -154,19 +154,6 @@ expected<void, cache_error> paged_cache::advance(sequence_id seq, std::uint32_t 
   return {};
 }
 
-void paged_cache::grow_length(sequence_blocks& s, std::uint32_t new_length) {
-  if (new_length <= s.length) return;
-  // Called for every token of every sequence: block_of() shifts where a division would cost more.
-  const std::uint32_t bs = block_size();
-  const std::uint32_t last = block_of(new_length - 1);
-  for (std::uint32_t b = std::max(block_of(s.length), s.first_block); b <= last; ++b) {
-    const block_id id = s.table[b - s.first_block];
-    const auto fill = static_cast<std::uint16_t>(std::min(bs, new_length - b * bs));
-    if (fill > pool_.fill(id)) pool_.set_fill(id, fill);
-  }
-  s.length = new_length;
-}
-
 void paged_cache::apply_window(sequence_id seq, sequence_blocks& s) {
   if (config_.max_tokens == 0 || s.length <= config_.max_tokens) return;
   const std::uint64_t keep_from = s.length - config_.max_tokens;

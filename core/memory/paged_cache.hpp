@@ -21,6 +21,7 @@
 // groups of 32 values of one head vector, so any token can be written at any tier on its own and
 // one (position, layer) slot is contiguous.
 #include <array>
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <queue>
@@ -164,7 +165,19 @@ class paged_cache {
 
   sequence_blocks* find(sequence_id seq) noexcept;
   const sequence_blocks* find(sequence_id seq) const noexcept;
-  void grow_length(sequence_blocks& s, std::uint32_t new_length);
+  // Lengthens `s` and raises its blocks' fill. Inline: it runs for every token of every sequence,
+  // and block_of() shifts where a division would cost more.
+  void grow_length(sequence_blocks& s, std::uint32_t new_length) noexcept {
+    if (new_length <= s.length) return;
+    const std::uint32_t bs = block_size();
+    const std::uint32_t last = block_of(new_length - 1);
+    for (std::uint32_t b = std::max(block_of(s.length), s.first_block); b <= last; ++b) {
+      const block_id id = s.table[b - s.first_block];
+      const auto fill = static_cast<std::uint16_t>(std::min(bs, new_length - b * bs));
+      if (fill > pool_.fill(id)) pool_.set_fill(id, fill);
+    }
+    s.length = new_length;
+  }
   void apply_window(sequence_id seq, sequence_blocks& s);
   std::uint32_t block_of(std::uint32_t pos) const noexcept {
     return block_shift_ >= 0 ? pos >> block_shift_ : pos / block_size();

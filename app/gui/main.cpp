@@ -281,6 +281,8 @@ int main(int argc, char** argv) {
                   "session 0).", "N");
   const auto screenshot = option("screenshot", "Save a PNG of the window to FILE and exit.", "FILE");
   const auto afterMs = option("after-ms", "With --screenshot: run this long first (default 3000).", "N", "3000");
+  const auto whatIf = option("what-if", "Try this policy config (JSON/TOML) as a what-if: the whole load runs again "
+                                        "with it and is compared with the current config.", "FILE");
   const auto dark = option("dark", "Use the dark theme.");
   const auto bySequence = option("by-sequence", "Colour the block map by sequence.");
   const auto select = option("select-sequence",
@@ -342,6 +344,10 @@ int main(int argc, char** argv) {
   if (parser.isSet(dark)) window.setDarkTheme(true);
   if (parser.isSet(bySequence)) window.setBlockColorMode(kvscope::ui::BlockColorMode::bySequence);
   window.show();
+  if (parser.isSet(whatIf)) {
+    QString error;
+    if (!window.importPolicyConfig(parser.value(whatIf), &error)) return fail(exit_bad_input, error);
+  }
 
   if (parser.isSet(screenshot)) {
     const QString path = parser.value(screenshot);

@@ -1,0 +1,40 @@
+#pragma once
+// A what-if run drawn over a live plot: faded, dashed copies of some of its lines, one graph
+// each, filled from the what-if's trace (a metrics_history) or cleared.
+#include <QColor>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "run/metrics_history.hpp"
+
+class QCustomPlot;
+class QCPGraph;
+
+namespace kvscope::ui {
+
+class GhostGraphs {
+ public:
+  // y of line `i` at a step.
+  using Value = std::function<double(const step_metrics& m, std::size_t line)>;
+
+  // Adds `lines` graphs to `plot`, empty and out of its legend.
+  GhostGraphs(QCustomPlot* plot, std::size_t lines);
+  // Line i's colour (faded here) and name.
+  void setStyle(std::size_t line, const QColor& color, const QString& name, double width = 1.5);
+  // Draws every line from `trace`'s points (null clears); the caller replots.
+  void show(std::shared_ptr<const metrics_history> trace, const Value& value);
+  // Refills from the trace shown (after a unit change, say).
+  void refresh(const Value& value);
+  bool shown() const { return trace_ != nullptr; }
+  std::size_t pointCount() const;
+  QCPGraph* graph(std::size_t line) const { return graphs_[line]; }
+
+ private:
+  std::vector<QCPGraph*> graphs_;
+  std::shared_ptr<const metrics_history> trace_;
+};
+
+}  // namespace kvscope::ui

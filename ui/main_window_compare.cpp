@@ -1,0 +1,202 @@
+// MainWindow's comparisons: the what-if (a changed policy run over the whole load in the
+// background, drawn as a ghost and compared with the current config), the runs kept between
+// sessions (the run list, a baseline) and two kept runs side by side.
+#include "main_window.hpp"
+
+#include <QDockWidget>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QTime>
+
+#include <variant>
+
+#include "background_run.hpp"
+#include "compare_panel.hpp"
+#include "engine_bridge.hpp"
+#include "memory_plot.hpp"
+#include "policy_panel.hpp"
+#include "pressure_plot.hpp"
+#include "run/config_history.hpp"
+#include "run/summary_compare.hpp"
+#include "run_list_panel.hpp"
+#include "run_setup.hpp"
+#include "run_store.hpp"
+#include "whatif_controller.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+QString configText(const policy_config& c) { return QString::fromStdString(describe(c)); }
+
+std::vector<double> headlineOf(const OutcomePtr& o) {
+  return o && o->error.isEmpty() ? headline_values(o->summary) : std::vector<double>{};
+}
+
+// Config changes and resets in a live run's log: without them it ran one config throughout.
+int configChanges(const std::vector<logged_command>& log) {
+  int n = 0;
+  for (const logged_command& c : log) {
+    n += std::holds_alternative<reconfigure_command>(c.command) || std::holds_alternative<reset_command>(c.command);
+  }
+  return n;
+}
+
+}  // namespace
+
+void MainWindow::buildComparison() {
+  whatIf_ = new WhatIfController(this);
+  compare_ = new ComparePanel;
+  runs_ = new RunStore(options_.runsDirectory, this);
+  runList_ = new RunListPanel(runs_);
+  recorder_ = new BackgroundRun(this);
+}
+
+void MainWindow::wireComparison() {
+  whatIf_->setRun(run_);
+  connect(policyPanel_, &PolicyPanel::policyChanged, whatIf_, &WhatIfController::propose);
+  connect(whatIf_, &WhatIfController::whatIfStarted, this, [this] {
+    showWhatIf();
+    dockNamed("compareDock")->raise();
+  });
+  connect(whatIf_, &WhatIfController::currentChanged, this, &MainWindow::showWhatIf);
+  connect(whatIf_, &WhatIfController::whatIfChanged, this, &MainWindow::showWhatIf);
+  connect(compare_, &ComparePanel::applyRequested, this, &MainWindow::applyWhatIf);
+  connect(compare_, &ComparePanel::discardRequested, this, &MainWindow::discardWhatIf);
+  connect(this, &MainWindow::runStarted, this, [this] { whatIf_->setRun(run_); });
+  connect(runList_, &RunListPanel::compareRequested, this, &MainWindow::compareStored);
+  connect(runList_, &RunListPanel::openRequested, this, [this](const QString& id) {
+    importSession(runs_->sessionPath(id));
+  });
+  connect(runList_, &RunListPanel::exportRequested, this, &MainWindow::exportStored);
+  connect(recorder_, &BackgroundRun::finished, this, [this](quint64, const OutcomePtr& o) {
+    if (!o->error.isEmpty()) return;
+    QString error;
+    if (runs_->add(o->run, o->summary, recordName_, &error).isEmpty()) report(false, QString(), error);
+  });
+}
+
+void MainWindow::showWhatIf() {
+  const OutcomePtr current = whatIf_->current(), whatIf = whatIf_->whatIf();
+  const bool pending = whatIf_->whatIfPending();
+  compare_->showComparison(tr("current"), headlineOf(current), tr("what-if"), headlineOf(whatIf));
+  compare_->setWhatIfActions(pending || whatIf, whatIf && whatIf->error.isEmpty());
+  pressurePlot_->setGhost(whatIf ? whatIf->trace : nullptr);
+  memoryPlot_->setGhost(whatIf ? whatIf->trace : nullptr);
+  QString text;
+  if (pending) {
+    text = tr("Running the whole load again with <b>%1</b>…").arg(configText(policyPanel_->config()));
+  } else if (whatIf && !whatIf->error.isEmpty()) {
+    text = tr("The what-if could not run: %1").arg(whatIf->error.toHtmlEscaped());
+  } else if (whatIf) {
+    text = tr("<b>What-if</b> %1: the whole load, ready %2 ms after the change; dashed on the plots. "
+              "<b>Current</b> is the whole load with %3.")
+               .arg(configText(whatIf->run.options.policy))
+               .arg(whatIf_->lastLatencyMs())
+               .arg(configText(whatIf_->run().options.policy));
+  } else {
+    text = tr("Current: the whole load with %1. Move a threshold, alpha or hysteresis to see what it "
+              "would change.").arg(configText(whatIf_->run().options.policy));
+  }
+  if (whatIf_->currentPending()) text += tr(" (current config still running…)");
+  compare_->setStatus(text);
+}
+
+bool MainWindow::applyWhatIf() {
+  const OutcomePtr chosen = whatIf_->whatIf();
+  if (!whatIf_->apply()) return false;
+  QString error;
+  if (runs_->add(chosen->run, chosen->summary, tr("what-if applied %1").arg(QTime::currentTime().toString()), &error)
+          .isEmpty()) {
+    report(false, QString(), error);
+  }
+  startRun(chosen->run, tr("the applied what-if (%1)").arg(configText(chosen->run.options.policy)));
+  return true;
+}
+
+void MainWindow::discardWhatIf() {
+  whatIf_->discard();
+  const policy_config current = whatIf_->run().options.policy;
+  policyPanel_->setConfig(current);
+  pressurePlot_->setPolicy(current);
+  bridge_->postPolicy(current);  // the live run goes back to the current config too
+  showWhatIf();
+}
+
+void MainWindow::recordFinished(const SnapshotPtr& s) {
+  run_description session = sessionAt(run_, *s);
+  const int changes = configChanges(session.commands);
+  const QString when = QTime::currentTime().toString();
+  if (changes == 0) {
+    session = wholeRun(std::move(session));  // one config throughout: the same as its whole run
+    recordName_ = tr("run %1").arg(when);
+    if (const OutcomePtr current = whatIf_->current();
+        current && current->error.isEmpty() && session_to_json(current->run) == session_to_json(session)) {
+      runs_->add(current->run, current->summary, recordName_);
+      return;
+    }
+  } else {
+    recordName_ = tr("run %1 (%2 config changes)").arg(when).arg(changes);
+  }
+  recorder_->start(std::move(session));  // the same run headless, for its summary
+}
+
+void MainWindow::compareStored(const QString& referenceId, const QString& otherId) {
+  const StoredRun* a = runs_->find(referenceId);
+  const StoredRun* b = runs_->find(otherId);
+  if (!a || !b) return;
+  compare_->showComparison(a->baseline ? tr("★ %1").arg(a->name) : a->name, a->headline, b->name, b->headline);
+  compare_->setWhatIfActions(false, false);
+  compare_->setStatus(tr("Kept runs: <b>%1</b> (%2) against <b>%3</b> (%4).")
+                          .arg(a->name.toHtmlEscaped(), a->config, b->name.toHtmlEscaped(), b->config));
+  dockNamed("compareDock")->raise();
+}
+
+OutcomePtr MainWindow::wholeRunWith(const policy_config& config) const {
+  for (const OutcomePtr& o : {whatIf_->current(), whatIf_->whatIf()}) {
+    if (o && o->error.isEmpty() && o->run.options.policy == config) return o;
+  }
+  return nullptr;
+}
+
+void MainWindow::exportPolicyHonestly(const QString& path) {
+  const policy_config config = policyPanel_->config();
+  const auto snap = bridge_->current();
+  const double share =
+      snap ? governed_share(config_history(run_.options.policy, snap->command_log, snap->step), config) : 0;
+  const auto exportNow = [this, path] {
+    QString error;
+    report(exportPolicyConfig(path, &error), tr("Policy config written to %1").arg(path), error);
+  };
+  if (wholeRunWith(config) || share >= 1) return exportNow();
+  const auto answer = QMessageBox::question(
+      this, tr("Export the policy config"),
+      tr("This config governed %1 % of the live run; other thresholds made the rest. Run the whole "
+         "load with it first, so the provenance describes a run made under this config only?")
+          .arg(share * 100, 0, 'f', 0),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+  if (answer != QMessageBox::Yes) return exportNow();
+  statusBar()->showMessage(tr("Running the whole load with this config before exporting…"));
+  auto* once = new QObject(this);  // the connections go with it once the export is written
+  const auto ready = [this, config, exportNow, once] {
+    if (!wholeRunWith(config)) return;
+    exportNow();
+    once->deleteLater();
+  };
+  connect(whatIf_, &WhatIfController::currentChanged, once, ready);
+  connect(whatIf_, &WhatIfController::whatIfChanged, once, ready);
+  if (config == whatIf_->run().options.policy) {
+    whatIf_->ensureCurrent();
+  } else {
+    whatIf_->propose(config);
+  }
+}
+
+void MainWindow::exportStored(const QString& id) {
+  const QString path = askSavePath(tr("Export the run's session"), tr("kvscope session (*.kvscope.json)"),
+                                   QStringLiteral("run.kvscope.json"));
+  if (path.isEmpty()) return;
+  QString error;
+  report(runs_->exportRun(id, path, &error), tr("Session written to %1").arg(path), error);
+}
+
+}  // namespace kvscope::ui

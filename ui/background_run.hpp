@@ -17,9 +17,11 @@
 
 namespace kvscope::ui {
 
-// A finished whole run: what ran, its summary and its steps (decimated for long runs).
+// A finished whole run: what ran, its summary and its steps (decimated for long runs). The
+// summary's measured quality is not there (NaN): the run was made in accounting mode, which
+// gives every other figure bit for bit (runWhole).
 struct RunOutcome {
-  run_description run;
+  run_description run;  // as asked for, payload included
   run_summary summary;
   std::shared_ptr<const metrics_history> trace;
   QString error;  // why it could not run ("" when it did)
@@ -45,7 +47,7 @@ class BackgroundRun : public QObject {
   // Results that arrived for a job no longer the newest, and were dropped.
   int droppedResults() const { return dropped_; }
 
-  // The job itself on the calling thread: run_to_end with a trace of every step.
+  // The job itself on the calling thread: run_to_end (in accounting mode) with a trace.
   static RunOutcome runWhole(const run_description& run, const std::atomic<bool>& cancelled);
 
  Q_SIGNALS:

@@ -22,8 +22,10 @@ QString rowTitle(std::string_view key) {
   QString k = QString::fromLatin1(key.data(), static_cast<qsizetype>(key.size()));
   k.replace(QStringLiteral("latency."), QString()).replace(QStringLiteral("_s."), QStringLiteral(" "));
   k.replace(QStringLiteral("peak_bytes_per_level."), QStringLiteral("peak "));
-  k.replace(QStringLiteral("attention_error_exposure"), QStringLiteral("attn error exposure"));
-  k.replace(QLatin1Char('_'), QLatin1Char(' '));
+  k.replace(QStringLiteral("attention_error_exposure"), QStringLiteral("attn error"));
+  k.replace(QStringLiteral("level_transitions"), QStringLiteral("transitions"));
+  k.replace(QStringLiteral("goodput_rps"), QStringLiteral("goodput/s"));
+  k.replace(QStringLiteral("ttft"), QStringLiteral("TTFT")).replace(QStringLiteral("tpot"), QStringLiteral("TPOT"));
   return k;
 }
 
@@ -36,9 +38,9 @@ QString formatValue(double v, std::string_view unit, bool signedDelta) {
     return (signedDelta && v != 0 ? (v > 0 ? QStringLiteral("+") : QStringLiteral("−")) : QString()) + size;
   }
   if (unit == "s" && std::fabs(v) < 1) return sign + QString::number(v * 1000, 'g', 3) + QStringLiteral(" ms");
-  if (unit == "s") return sign + QString::number(v, 'g', 4) + QStringLiteral(" s");
+  if (unit == "s") return sign + QString::number(v, 'g', 3) + QStringLiteral(" s");
   if (v == std::floor(v) && std::fabs(v) < 1e12) return sign + QString::number(static_cast<qint64>(v));
-  return sign + QString::number(v, 'g', 4);
+  return sign + QString::number(v, 'g', 3);
 }
 
 }  // namespace

@@ -120,6 +120,8 @@ class MainWindow : public QMainWindow {
   // The what-if becomes the current config: kept in the run list, and the live run starts
   // again under it. False when there is no finished what-if.
   bool applyWhatIf();
+  // A what-if of `config` without changing the live run (kvscope --what-if).
+  void proposeWhatIf(const policy_config& config);
   // Drops the what-if; the policy goes back to the current config.
   void discardWhatIf();
   // Shows two kept runs side by side in the compare panel.

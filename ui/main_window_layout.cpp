@@ -84,13 +84,13 @@ void MainWindow::buildDocks() {
   auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
   buildComparison();
   auto* compare = dock(tr("Compare"), "compareDock", compare_, Qt::RightDockWidgetArea, false);
-  auto* runs = dock(tr("Runs"), "runsDock", runList_, Qt::RightDockWidgetArea, false);
+  // The run list is a wide table: beside the plots, not in the narrow column.
+  auto* runs = dock(tr("Runs"), "runsDock", runList_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(run, policy, Qt::Vertical);
   splitDockWidget(policy, stats, Qt::Vertical);
   tabifyDockWidget(stats, table);
   tabifyDockWidget(table, load);
   tabifyDockWidget(load, compare);
-  tabifyDockWidget(compare, runs);
   stats->raise();
   // Picking a sequence in the map brings its block table to the front.
   connect(blockMap_, &BlockMapWidget::sequenceSelected, table, [table](sequence_id id) {
@@ -100,6 +100,8 @@ void MainWindow::buildDocks() {
                         Qt::BottomDockWidgetArea, false);
   auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(pressure, memory, Qt::Horizontal);
+  tabifyDockWidget(memory, runs);
+  memory->raise();
 }
 
 QDockWidget* MainWindow::dockNamed(const char* name) const {

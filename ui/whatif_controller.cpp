@@ -27,6 +27,9 @@ WhatIfController::WhatIfController(QObject* parent) : QObject(parent) {
     latencyMs_ = sinceChange_.elapsed();
     whatIf_ = o;
     Q_EMIT whatIfChanged(o);
+    // The current config's whole run (once per run) after the what-if's, not beside it: on a
+    // small machine the ghost comes first, twice as soon.
+    ensureCurrent();
   });
 }
 
@@ -58,7 +61,6 @@ void WhatIfController::propose(const policy_config& config) {
     return;
   }
   proposed_ = config;
-  ensureCurrent();  // the current config's whole run, once per run: it runs while the user moves on
   debounce_->start();
 }
 

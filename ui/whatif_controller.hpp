@@ -22,7 +22,7 @@ class WhatIfController : public QObject {
   // The run now shown: its initial config is the current one. Keeps the current outcome when
   // it already is that run; drops the what-if.
   void setRun(const run_description& run);
-  // Starts the current config's whole run unless it is done or running (propose() does).
+  // Starts the current config's whole run unless it is done or running (a what-if's result does).
   void ensureCurrent();
   // Debounced: a what-if of the current run with `config` (none when it is the current one).
   void propose(const policy_config& config);

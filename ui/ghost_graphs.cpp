@@ -39,7 +39,14 @@ void GhostGraphs::refresh(const Value& value) {
 }
 
 std::size_t GhostGraphs::pointCount() const {
-  return graphs_.empty() ? 0 : static_cast<std::size_t>(graphs_.front()->dataCount());
+  return graphs_.empty() || !trace_ ? 0 : static_cast<std::size_t>(graphs_.front()->dataCount());
+}
+
+void GhostGraphs::addLegendEntry(QVector<ColorLegend::Entry>& entries, std::size_t line, const QString& text,
+                                 const QString& toolTip) const {
+  if (!trace_) return;
+  const QPen pen = graphs_[line]->pen();
+  entries.push_back({pen.color(), text, toolTip, false, {}, ColorLegend::Swatch::line, Qt::DashLine, pen.widthF()});
 }
 
 }  // namespace kvscope::ui

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "level_legend.hpp"
 #include "run/metrics_history.hpp"
 
 class QCustomPlot;
@@ -29,7 +30,11 @@ class GhostGraphs {
   // Refills from the trace shown (after a unit change, say).
   void refresh(const Value& value);
   bool shown() const { return trace_ != nullptr; }
+  // Points drawn (0 when nothing is shown).
   std::size_t pointCount() const;
+  // Appends line i's legend entry (`text`, a dashed swatch) to `entries` while it is drawn.
+  void addLegendEntry(QVector<ColorLegend::Entry>& entries, std::size_t line, const QString& text,
+                      const QString& toolTip) const;
   QCPGraph* graph(std::size_t line) const { return graphs_[line]; }
 
  private:

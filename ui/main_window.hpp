@@ -158,6 +158,7 @@ class MainWindow : public QMainWindow {
   void wireComparison();
   void showWhatIf();
   void recordFinished(const SnapshotPtr& snapshot);
+  void keepRun(const RunOutcome& outcome, const QString& name);  // into the run list
   void exportStored(const QString& id);
   void restoreSettings();
   void onSnapshot(const SnapshotPtr& snapshot);

@@ -81,9 +81,7 @@ void MainWindow::wireComparison() {
   });
   connect(runList_, &RunListPanel::exportRequested, this, &MainWindow::exportStored);
   connect(recorder_, &BackgroundRun::finished, this, [this](quint64, const OutcomePtr& o) {
-    if (!o->error.isEmpty()) return;
-    QString error;
-    if (runs_->add(o->run, o->summary, recordName_, &error).isEmpty()) report(false, QString(), error);
+    if (o->error.isEmpty()) keepRun(*o, recordName_);
   });
 }
 
@@ -116,11 +114,7 @@ void MainWindow::showWhatIf() {
 bool MainWindow::applyWhatIf() {
   const OutcomePtr chosen = whatIf_->whatIf();
   if (!whatIf_->apply()) return false;
-  QString error;
-  if (runs_->add(chosen->run, chosen->summary, tr("what-if applied %1").arg(QTime::currentTime().toString()), &error)
-          .isEmpty()) {
-    report(false, QString(), error);
-  }
+  keepRun(*chosen, tr("what-if applied %1").arg(QTime::currentTime().toString()));
   startRun(chosen->run, tr("the applied what-if (%1)").arg(configText(chosen->run.options.policy)));
   return true;
 }
@@ -134,6 +128,12 @@ void MainWindow::discardWhatIf() {
   showWhatIf();
 }
 
+void MainWindow::keepRun(const RunOutcome& outcome, const QString& name) {
+  QString error;
+  const bool kept = !runs_->add(outcome.run, outcome.summary, name, &error).isEmpty();
+  report(kept, tr("Kept in Runs as “%1” (Ctrl+B pins the selected run as the baseline)").arg(name), error);
+}
+
 void MainWindow::recordFinished(const SnapshotPtr& s) {
   run_description session = sessionAt(run_, *s);
   const int changes = configChanges(session.commands);
@@ -143,7 +143,7 @@ void MainWindow::recordFinished(const SnapshotPtr& s) {
     recordName_ = tr("run %1").arg(when);
     if (const OutcomePtr current = whatIf_->current();
         current && current->error.isEmpty() && session_to_json(current->run) == session_to_json(session)) {
-      runs_->add(current->run, current->summary, recordName_);
+      keepRun(*current, recordName_);
       return;
     }
   } else {

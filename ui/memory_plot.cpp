@@ -149,11 +149,8 @@ void MemoryPlot::setTheme(const Theme& t) {
     // Darker than the fills they cross, so the outline shows over its own level's area.
     ghost_->setStyle(i, mix(i < 4 ? t.level[i] : t.scales, t.text, 0.45), tr("what-if %1").arg(layers_[i]->name()));
   }
-  if (ghost_->shown()) {
-    entries.push_back({mix(t.level[0], t.text, 0.45), tr("what-if"),
-                       tr("Dashed: the same stack for the whole load run again with the what-if config"), false, {},
-                       ColorLegend::Swatch::line, Qt::DashLine, 1.5});
-  }
+  ghost_->addLegendEntry(entries, 0, tr("what-if"),
+                         tr("Dashed: the same stack for the whole load run again with the what-if config"));
   legend_->setEntries(entries);
   budgetLine_->setPen(QPen(t.text, 1, Qt::DashLine));
   budgetText_->setColor(t.text);
@@ -177,7 +174,7 @@ void MemoryPlot::setGhost(std::shared_ptr<const metrics_history> trace) {
   setTheme(*theme_);  // the legend names the ghost while it is drawn
 }
 
-std::size_t MemoryPlot::ghostPoints() const { return ghost_->shown() ? ghost_->pointCount() : 0; }
+std::size_t MemoryPlot::ghostPoints() const { return ghost_->pointCount(); }
 
 double MemoryPlot::stackedTop(const step_metrics& m, std::size_t layer) const {
   double sum = 0;

@@ -191,10 +191,8 @@ void PressurePlot::setTheme(const Theme& t) {
        {t.accent, tr("n changes"), tr("Level changes too close together to draw apart at this zoom: hover for "
                                              "how many went up and down, zoom in to see each"), false, t.text, Swatch::circle}});
   ghost_->setStyle(0, t.accent, tr("what-if EWMA"), 2);
-  if (ghost_->shown()) {
-    series.push_back({t.accent, tr("what-if EWMA"), tr("The EWMA of the whole load run again with the what-if config"),
-                      false, {}, Swatch::line, Qt::DashLine, 2});
-  }
+  ghost_->addLegendEntry(series, 0, tr("what-if EWMA"),
+                         tr("The EWMA of the whole load run again with the what-if config"));
   seriesLegend_->setEntries(series);
   q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
   q4Line_->setPen(QPen(t.level[3], 1, Qt::DashDotLine));
@@ -261,7 +259,7 @@ void PressurePlot::setGhost(std::shared_ptr<const metrics_history> trace) {
   setTheme(*theme_);  // the legend names the ghost while it is drawn
 }
 
-std::size_t PressurePlot::ghostPoints() const { return ghost_->shown() ? ghost_->pointCount() : 0; }
+std::size_t PressurePlot::ghostPoints() const { return ghost_->pointCount(); }
 
 void PressurePlot::setPolicy(const policy_config& config) {
   if (config == policy_) return;

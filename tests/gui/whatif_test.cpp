@@ -11,8 +11,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "compare_panel.hpp"
+#include "engine_bridge.hpp"
 #include "gui_test_support.hpp"
 #include "io/session_file.hpp"
 #include "main_window.hpp"
@@ -98,6 +100,33 @@ TEST(WhatIf, OnTheDemoTheGhostFollowsAChange) {
   std::printf("demo: what-if ghost shown %lld ms after the change (250 ms debounce included)\n",
               static_cast<long long>(window->whatIf()->lastLatencyMs()));
   EXPECT_GT(window->memoryPlot()->ghostPoints(), 1000u);  // the whole run: about 2,900 steps
+}
+
+double shareIn(const std::string& path) {
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in);
+  return j.at("provenance").at("metrics").at("config_share_of_run").get<double>();
+}
+
+// A policy export's provenance says which share of the run its config governed, and describes a
+// whole run of that config once there is one.
+TEST(WhatIf, PolicyExportSaysWhichShareOfTheRunItsConfigGoverned) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  window->whatIf()->setDebounceMs(600000);  // no what-if yet: the live run alone
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
+  window->policyPanel()->slider(PolicyPanel::q8Threshold)->setValue(600);
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
+  ASSERT_TRUE(test::waitFor([&] { return window->bridge()->current()->summary != nullptr; }));
+  test::temp_dir dir;
+  QString error;
+  ASSERT_TRUE(window->exportPolicyConfig(QString::fromStdString(dir.file("half.json")), &error)) << error.toStdString();
+  EXPECT_EQ(shareIn(dir.file("half.json")), 0.5);  // steps 20..39 of 40
+  window->whatIf()->setDebounceMs(0);
+  window->whatIf()->propose(window->policyPanel()->config());
+  ASSERT_TRUE(test::waitFor([&] { return window->whatIf()->whatIf() != nullptr; }, std::chrono::seconds(60)));
+  ASSERT_TRUE(window->exportPolicyConfig(QString::fromStdString(dir.file("whole.json")), &error));
+  EXPECT_EQ(shareIn(dir.file("whole.json")), 1.0);
 }
 
 TEST(WhatIf, AStaleJobsResultIsDropped) {

@@ -26,20 +26,6 @@
 namespace kvscope::ui {
 namespace {
 
-// The four numbers, as the policy panel's rows name them (levels only when not the full range).
-QString configText(const policy_config& c) {
-  QString text = QObject::tr("q8 %1 · q4 %2 · h %3 · α %4")
-                     .arg(double{c.q8_threshold}, 0, 'g', 3)
-                     .arg(double{c.q4_threshold}, 0, 'g', 3)
-                     .arg(double{c.hysteresis}, 0, 'g', 3)
-                     .arg(double{c.ewma_alpha}, 0, 'g', 3);
-  if (c.min_level != precision::fp16 || c.max_level != precision::q4) {
-    text += QStringLiteral(" · %1…%2").arg(QString::fromLatin1(tag(c.min_level).data()),
-                                           QString::fromLatin1(tag(c.max_level).data()));
-  }
-  return text;
-}
-
 std::vector<double> headlineOf(const OutcomePtr& o) {
   return o && o->error.isEmpty() ? headline_values(o->summary) : std::vector<double>{};
 }
@@ -94,18 +80,18 @@ void MainWindow::showWhatIf() {
   memoryPlot_->setGhost(whatIf ? whatIf->trace : nullptr);
   QString text;
   if (pending) {
-    text = tr("What-if <b>%1</b>: running the whole load…").arg(configText(policyPanel_->config()));
+    text = tr("What-if <b>%1</b>: running the whole load…").arg(compactConfig(policyPanel_->config()));
   } else if (whatIf && !whatIf->error.isEmpty()) {
     text = tr("The what-if could not run: %1").arg(whatIf->error.toHtmlEscaped());
   } else if (whatIf) {
     text = tr("What-if <b>%1</b> (dashed on the plots), ready %2 ms after the change, against "
               "current <b>%3</b>; both whole runs of the load.")
-               .arg(configText(whatIf->run.options.policy))
+               .arg(compactConfig(whatIf->run.options.policy))
                .arg(whatIf_->lastLatencyMs())
-               .arg(configText(whatIf_->run().options.policy));
+               .arg(compactConfig(whatIf_->run().options.policy));
   } else {
     text = tr("Current: <b>%1</b>. Move a threshold, alpha or hysteresis to see what it would change "
-              "over the whole load.").arg(configText(whatIf_->run().options.policy));
+              "over the whole load.").arg(compactConfig(whatIf_->run().options.policy));
   }
   if (whatIf && whatIf_->currentPending()) text += tr(" (the current config's run is still going)");
   compare_->setStatus(text);
@@ -115,7 +101,7 @@ bool MainWindow::applyWhatIf() {
   const OutcomePtr chosen = whatIf_->whatIf();
   if (!whatIf_->apply()) return false;
   keepRun(*chosen, tr("what-if applied %1").arg(QTime::currentTime().toString()));
-  startRun(chosen->run, tr("the applied what-if (%1)").arg(configText(chosen->run.options.policy)));
+  startRun(chosen->run, tr("the applied what-if (%1)").arg(compactConfig(chosen->run.options.policy)));
   return true;
 }
 

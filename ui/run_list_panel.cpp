@@ -18,9 +18,11 @@ namespace {
 
 constexpr int idRole = Qt::UserRole + 1;
 
-QString number(double v, double scale, const char* suffix) {
-  return std::isnan(v) ? QStringLiteral("—") : QString::number(v * scale, 'g', 3) + QString::fromLatin1(suffix);
+QString number(double v, const char* suffix) {
+  return std::isnan(v) ? QStringLiteral("—") : QString::number(v, 'g', 3) + QString::fromLatin1(suffix);
 }
+
+QString seconds(double v) { return std::fabs(v) < 1 ? number(v * 1000, " ms") : number(v, " s"); }
 
 QString shortLoad(const QString& load) {
   return load.startsWith(QStringLiteral("gen:")) ? QObject::tr("generated") : QFileInfo(load).fileName();
@@ -31,8 +33,9 @@ QString shortLoad(const QString& load) {
 RunListPanel::RunListPanel(RunStore* store, QWidget* parent) : QWidget(parent), store_(store) {
   setObjectName(QStringLiteral("runListPanel"));
   table_ = new QTableWidget(0, 8);
-  table_->setHorizontalHeaderLabels({tr("★"), tr("name"), tr("load"), tr("model"), tr("GPU"), tr("config"),
-                                     tr("goodput"), tr("TTFT p99")});
+  // The figures before the config and the setting: the columns a comparison starts from.
+  table_->setHorizontalHeaderLabels({tr("★"), tr("name"), tr("goodput"), tr("TTFT p99"), tr("config"), tr("model"),
+                                     tr("GPU"), tr("load")});
   table_->verticalHeader()->setVisible(false);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -86,9 +89,9 @@ void RunListPanel::refresh() {
     const int row = table_->rowCount();
     table_->insertRow(row);
     const auto metric = [&](std::size_t i) { return i < r.headline.size() ? r.headline[i] : NAN; };
-    const QStringList cells = {r.baseline ? tr("★") : QString(), r.name, shortLoad(r.load), r.model,
-                               r.gpu.isEmpty() ? tr("—") : r.gpu, r.config,
-                               number(metric(goodput), 1, " req/s"), number(metric(ttft), 1000, " ms")};
+    const QStringList cells = {r.baseline ? tr("★") : QString(), r.name, number(metric(goodput), " req/s"),
+                               seconds(metric(ttft)), r.config, r.model,
+                               r.gpu.isEmpty() ? tr("—") : r.gpu, shortLoad(r.load)};
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       item->setData(idRole, r.id);

@@ -55,6 +55,19 @@ StoredRun fromJson(const QJsonObject& o) {
 
 }  // namespace
 
+QString compactConfig(const policy_config& c) {
+  QString text = QObject::tr("q8 %1 · q4 %2 · h %3 · α %4")
+                     .arg(double{c.q8_threshold}, 0, 'g', 3)
+                     .arg(double{c.q4_threshold}, 0, 'g', 3)
+                     .arg(double{c.hysteresis}, 0, 'g', 3)
+                     .arg(double{c.ewma_alpha}, 0, 'g', 3);
+  if (c.min_level != precision::fp16 || c.max_level != precision::q4) {
+    text += QStringLiteral(" · %1…%2").arg(QString::fromLatin1(tag(c.min_level).data()),
+                                           QString::fromLatin1(tag(c.max_level).data()));
+  }
+  return text;
+}
+
 RunStore::RunStore(QString directory, QObject* parent)
     : QObject(parent), dir_(directory.isEmpty() ? defaultDirectory() : std::move(directory)) {
   load();
@@ -125,7 +138,7 @@ QString RunStore::add(const run_description& run, const run_summary& summary, co
   r.load = QString::fromStdString(run.load_spec);
   r.model = QString::fromStdString(run.options.model);
   r.gpu = QString::fromStdString(summary.gpu);
-  r.config = QString::fromStdString(describe(run.options.policy));
+  r.config = compactConfig(run.options.policy);
   r.finished = QDateTime::currentDateTime();
   r.headline = headline_values(summary);
   runs_.push_back(std::move(r));

@@ -15,6 +15,9 @@
 
 namespace kvscope::ui {
 
+// A config in a few words: "q8 0.8 · q4 0.95 · h 0.05 · α 0.2" (and the levels when not fp16…q4).
+QString compactConfig(const policy_config& c);
+
 struct StoredRun {
   QString id;  // from the session's text: the same run is stored once
   QString name;

@@ -13,6 +13,8 @@
 #include "background_run.hpp"
 #include "compare_panel.hpp"
 #include "engine_bridge.hpp"
+#include "engine_options_box.hpp"
+#include "load_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
@@ -21,10 +23,23 @@
 #include "run_list_panel.hpp"
 #include "run_setup.hpp"
 #include "run_store.hpp"
+#include "util/byte_size.hpp"
 #include "whatif_controller.hpp"
 
 namespace kvscope::ui {
 namespace {
+
+// A run's policy, and whichever engine options differ from `other`'s (budget, model, block size).
+QString setupText(const run_description& run, const run_description& other) {
+  QString text = compactConfig(run.options.policy);
+  const engine_options &o = run.options, &p = other.options;
+  if (o.budget_bytes != p.budget_bytes) text += QStringLiteral(" · ") + QString::fromStdString(format_byte_size(o.budget_bytes));
+  if (o.model != p.model) text += QStringLiteral(" · ") + QString::fromStdString(o.model);
+  if (o.block_size != p.block_size) text += QObject::tr(" · block %1").arg(o.block_size);
+  if (o.tail_tokens != p.tail_tokens) text += QObject::tr(" · tail %1").arg(o.tail_tokens);
+  if (o.migration_batch != p.migration_batch) text += QObject::tr(" · batch %1").arg(o.migration_batch);
+  return text;
+}
 
 std::vector<double> headlineOf(const OutcomePtr& o) {
   return o && o->error.isEmpty() ? headline_values(o->summary) : std::vector<double>{};
@@ -52,6 +67,12 @@ void MainWindow::buildComparison() {
 void MainWindow::wireComparison() {
   whatIf_->setRun(run_);
   connect(policyPanel_, &PolicyPanel::policyChanged, whatIf_, &WhatIfController::propose);
+  // Budget, model, block size…: the same run on another engine, with the policy as it is now.
+  connect(loadPanel_->engineBox(), &EngineOptionsBox::changed, this, [this] {
+    run_description candidate = whatIf_->run();
+    candidate.options.policy = policyPanel_->config();
+    if (loadPanel_->engineBox()->apply(candidate.options)) whatIf_->proposeRun(candidate);
+  });
   connect(whatIf_, &WhatIfController::whatIfStarted, this, [this] {
     showWhatIf();
     dockNamed("compareDock")->raise();
@@ -80,15 +101,15 @@ void MainWindow::showWhatIf() {
   memoryPlot_->setGhost(whatIf ? whatIf->trace : nullptr);
   QString text;
   if (pending) {
-    text = tr("What-if <b>%1</b>: running the whole load…").arg(compactConfig(policyPanel_->config()));
+    text = tr("What-if: running the whole load again…");
   } else if (whatIf && !whatIf->error.isEmpty()) {
     text = tr("The what-if could not run: %1").arg(whatIf->error.toHtmlEscaped());
   } else if (whatIf) {
     text = tr("What-if <b>%1</b> (dashed on the plots), ready %2 ms after the change, against "
               "current <b>%3</b>; both whole runs of the load.")
-               .arg(compactConfig(whatIf->run.options.policy))
+               .arg(setupText(whatIf->run, whatIf_->run()))
                .arg(whatIf_->lastLatencyMs())
-               .arg(compactConfig(whatIf_->run().options.policy));
+               .arg(setupText(whatIf_->run(), whatIf->run));
   } else {
     text = tr("Current: <b>%1</b>. Move a threshold, alpha or hysteresis to see what it would change "
               "over the whole load.").arg(compactConfig(whatIf_->run().options.policy));
@@ -111,6 +132,7 @@ void MainWindow::discardWhatIf() {
   policyPanel_->setConfig(current);
   pressurePlot_->setPolicy(current);
   bridge_->postPolicy(current);  // the live run goes back to the current config too
+  loadPanel_->engineBox()->showOptions(whatIf_->run().options);  // and a what-if budget is undone
   showWhatIf();
 }
 
@@ -152,8 +174,11 @@ void MainWindow::compareStored(const QString& referenceId, const QString& otherI
 void MainWindow::proposeWhatIf(const policy_config& config) { whatIf_->propose(config); }
 
 OutcomePtr MainWindow::wholeRunWith(const policy_config& config) const {
+  run_description wanted = whatIf_->run();  // this load and engine, nothing else changed
+  wanted.options.policy = config;
+  const std::string text = session_to_json(wanted);
   for (const OutcomePtr& o : {whatIf_->current(), whatIf_->whatIf()}) {
-    if (o && o->error.isEmpty() && o->run.options.policy == config) return o;
+    if (o && o->error.isEmpty() && session_to_json(o->run) == text) return o;
   }
   return nullptr;
 }

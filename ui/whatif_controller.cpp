@@ -55,20 +55,24 @@ void WhatIfController::ensureCurrent() {
 }
 
 void WhatIfController::propose(const policy_config& config) {
+  run_description candidate = run_;
+  candidate.options.policy = config;
+  proposeRun(candidate);
+}
+
+void WhatIfController::proposeRun(const run_description& candidate) {
   sinceChange_.start();
-  if (config == run_.options.policy) {
+  proposed_ = wholeRun(candidate);
+  if (sameRun(proposed_, run_)) {
     discard();
     return;
   }
-  proposed_ = config;
   debounce_->start();
 }
 
 void WhatIfController::startWhatIf() {
-  run_description next = run_;
-  next.options.policy = proposed_;
-  whatIfJobs_->start(std::move(next));
-  Q_EMIT whatIfStarted(proposed_);
+  whatIfJobs_->start(proposed_);
+  Q_EMIT whatIfStarted();
 }
 
 void WhatIfController::discard() {

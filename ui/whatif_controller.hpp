@@ -26,6 +26,9 @@ class WhatIfController : public QObject {
   void ensureCurrent();
   // Debounced: a what-if of the current run with `config` (none when it is the current one).
   void propose(const policy_config& config);
+  // Debounced: a what-if of `candidate` as a whole run (another budget, model, block size…;
+  // none when it is the current run).
+  void proposeRun(const run_description& candidate);
   void setDebounceMs(int ms);
   // Makes the what-if the current config (its outcome becomes current); emits applied.
   // Returns false when there is no finished what-if.
@@ -47,7 +50,7 @@ class WhatIfController : public QObject {
  Q_SIGNALS:
   void currentChanged(const kvscope::ui::OutcomePtr& outcome);
   void whatIfChanged(const kvscope::ui::OutcomePtr& outcome);  // null: no what-if now
-  void whatIfStarted(const kvscope::policy_config& config);
+  void whatIfStarted();
   void applied(const kvscope::ui::OutcomePtr& outcome);
 
  private:
@@ -56,7 +59,7 @@ class WhatIfController : public QObject {
   run_description run_;  // wholeRun of what is shown
   OutcomePtr current_;
   OutcomePtr whatIf_;
-  policy_config proposed_{};
+  run_description proposed_;
   BackgroundRun* currentJobs_ = nullptr;
   BackgroundRun* whatIfJobs_ = nullptr;
   QTimer* debounce_ = nullptr;

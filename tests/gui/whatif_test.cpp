@@ -1,6 +1,7 @@
 // The what-if: a changed threshold is run over the whole load in the background and drawn as a
 // ghost; the compare table's numbers are those of the run service and of the CLI for the same
 // run, bit for bit; a stale job's result is dropped; Apply makes the what-if current.
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -15,6 +16,8 @@
 
 #include "compare_panel.hpp"
 #include "engine_bridge.hpp"
+#include "engine_options_box.hpp"
+#include "load_panel.hpp"
 #include "gui_test_support.hpp"
 #include "io/session_file.hpp"
 #include "main_window.hpp"
@@ -88,6 +91,24 @@ TEST(WhatIf, GhostAndCompareTableMatchTheRunServiceAndTheCli) {
     EXPECT_TRUE(same(table->value(row, ComparePanel::referenceColumn), expectCurrent[i])) << keys[i];
   }
   EXPECT_TRUE(table->applyButton()->isEnabled());
+}
+
+// The budget is a what-if too: the same load on a bigger cache, compared with the current one.
+TEST(WhatIf, ABudgetEditIsAWhatIfOfTheSameLoad) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  window->loadPanel()->engineBox()->budgetEdit()->setText(QStringLiteral("8MiB"));
+  ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
+  run_description expected = wholeRun(window->currentRun());
+  expected.options.budget_bytes = 8ull << 20;
+  EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
+  const std::vector<double> values = headline_values(run_to_end(expected).summary);
+  const auto keys = headline_metric_keys();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_TRUE(same(window->comparePanel()->value(static_cast<int>(i), ComparePanel::otherColumn), values[i]))
+        << keys[i];
+  }
+  EXPECT_EQ(window->currentRun().options.budget_bytes, 4ull << 20);  // the live run is untouched
 }
 
 // How soon the ghost follows a change on the built-in demo (printed, not asserted: the machine

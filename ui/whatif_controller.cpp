@@ -18,6 +18,7 @@ WhatIfController::WhatIfController(QObject* parent) : QObject(parent) {
   debounce_ = new QTimer(this);
   debounce_->setSingleShot(true);
   debounce_->setInterval(250);  // a slider drag settles before its whole run starts
+  debounce_->setTimerType(Qt::PreciseTimer);  // a coarse timer may fire 5 % early
   connect(debounce_, &QTimer::timeout, this, &WhatIfController::startWhatIf);
   connect(currentJobs_, &BackgroundRun::finished, this, [this](quint64, const OutcomePtr& o) {
     current_ = o;

@@ -17,6 +17,7 @@
 
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
+#include "compare_panel.hpp"
 #include "engine_bridge.hpp"
 #include "level_legend.hpp"
 #include "live_label.hpp"
@@ -61,6 +62,7 @@ MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, run_description run, d
   buildMenus();
   buildStatusBar();
   wire();
+  wireComparison();
   WheelGuard::guard(this);
   placeWindow();
   runPanel_->setStepsPerSecond(stepsPerSecond);
@@ -275,6 +277,7 @@ void MainWindow::showNumbers(const SnapshotPtr& s) {
   }
   if (s->finished && !announcedEnd_) {
     announcedEnd_ = true;
+    recordFinished(s);
     statusBar()->showMessage(tr("The load is over: every request has finished. Reset (Ctrl+R) runs "
                                 "it again; a new seed gives a new load."), 10000);
   }
@@ -325,6 +328,7 @@ void MainWindow::applyTheme() {
   blockTable_->setTheme(t);
   pressurePlot_->setTheme(t);
   memoryPlot_->setTheme(t);
+  compare_->setTheme(t);
   QVector<ColorLegend::Entry> entries;
   if (blockMap_->colorMode() == BlockColorMode::byPrecision) {
     entries = {{t.level[0], tr("fp16 block"), tr("One block per frame, full precision"), false, {}},

@@ -11,6 +11,7 @@
 #include "block_map_render.hpp"
 #include "run/commands.hpp"
 #include "io/session_file.hpp"
+#include "background_run.hpp"
 #include "meta_types.hpp"
 #include "metrics_export.hpp"
 #include "theme.hpp"
@@ -24,18 +25,23 @@ class QToolButton;
 
 namespace kvscope::ui {
 
+class BackgroundRun;
 class BlockMapWidget;
 class BlockTablePanel;
 class ColorLegend;
+class ComparePanel;
 class EngineBridge;
 class LiveLabel;
 class LoadPanel;
 class MemoryPlot;
 class PolicyPanel;
 class PressurePlot;
+class RunListPanel;
 class RunLoader;
 class RunPanel;
+class RunStore;
 class StatsPanel;
+class WhatIfController;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -43,6 +49,7 @@ class MainWindow : public QMainWindow {
   struct Options {
     bool persistSettings = true;  // restore and save geometry, dock layout, theme (QSettings)
     int pollIntervalMs = 33;      // ~30 fps
+    QString runsDirectory;        // where finished runs are kept; "" = the app data folder
   };
 
   // `feed` runs `run` (a runner made by makeRunner(run, ...)); `stepsPerSecond` is its pace.
@@ -60,12 +67,23 @@ class MainWindow : public QMainWindow {
   LoadPanel* loadPanel() const { return loadPanel_; }
   StatsPanel* statsPanel() const { return statsPanel_; }
   BlockTablePanel* blockTablePanel() const { return blockTable_; }
+  WhatIfController* whatIf() const { return whatIf_; }
+  ComparePanel* comparePanel() const { return compare_; }
+  RunListPanel* runListPanel() const { return runList_; }
+  RunStore* runStore() const { return runs_; }
   // What runs now, as it was started (its command log is in the snapshots).
   const run_description& currentRun() const { return run_; }
 
   // Each returns false with a message naming the file on failure. No dialogs: the menu actions
   // ask for the path and call these.
+  // Its provenance describes a whole run of this config when there is one (the current run or
+  // the what-if), else the live run with the share of it this config governed.
   bool exportPolicyConfig(const QString& path, QString* error);
+  // The menu's export: when the config did not govern the whole live run, offers to run the
+  // whole load with it first and exports once that is done.
+  void exportPolicyHonestly(const QString& path);
+  // A finished whole run of exactly `config` (the current or the what-if), or null.
+  OutcomePtr wholeRunWith(const policy_config& config) const;
   bool importPolicyConfig(const QString& path, QString* error);
   bool exportPlot(QWidget* plot, const QString& path, QString* error);  // .png or .pdf
   // CSV of every step: at once when the window holds the whole run, else (a run longer than
@@ -99,6 +117,16 @@ class MainWindow : public QMainWindow {
   // The docks where they start, sized for the window as it is now (View > Reset layout).
   void resetLayout();
 
+  // The what-if becomes the current config: kept in the run list, and the live run starts
+  // again under it. False when there is no finished what-if.
+  bool applyWhatIf();
+  // A what-if of `config` without changing the live run (kvscope --what-if).
+  void proposeWhatIf(const policy_config& config);
+  // Drops the what-if; the policy goes back to the current config.
+  void discardWhatIf();
+  // Shows two kept runs side by side in the compare panel.
+  void compareStored(const QString& referenceId, const QString& otherId);
+
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);
   bool isDarkTheme() const { return theme_->dark; }
@@ -126,6 +154,12 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void buildStatusBar();
   void wire();
+  void buildComparison();  // the what-if, compare and run list (main_window_compare.cpp)
+  void wireComparison();
+  void showWhatIf();
+  void recordFinished(const SnapshotPtr& snapshot);
+  void keepRun(const RunOutcome& outcome, const QString& name);  // into the run list
+  void exportStored(const QString& id);
   void restoreSettings();
   void onSnapshot(const SnapshotPtr& snapshot);
   void showNumbers(const SnapshotPtr& snapshot);
@@ -154,6 +188,12 @@ class MainWindow : public QMainWindow {
   RunPanel* runPanel_ = nullptr;
   LoadPanel* loadPanel_ = nullptr;
   StatsPanel* statsPanel_ = nullptr;
+  WhatIfController* whatIf_ = nullptr;
+  ComparePanel* compare_ = nullptr;
+  RunStore* runs_ = nullptr;
+  RunListPanel* runList_ = nullptr;
+  BackgroundRun* recorder_ = nullptr;  // a finished live run's summary, for the run list
+  QString recordName_;                 // the name it gets there
   ColorLegend* mapLegend_ = nullptr;
   LiveLabel* mapDetails_ = nullptr;  // frames, budget, use: beside the map's title
   QLabel* mapHint_ = nullptr;

@@ -15,9 +15,12 @@
 #include <QStatusBar>
 
 #include "engine_bridge.hpp"
+#include "background_run.hpp"
 #include "io/summary_format.hpp"
+#include "run/config_history.hpp"
 #include "run/run_summary.hpp"
 #include "exports.hpp"
+#include "whatif_controller.hpp"
 #include "io/policy_file.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
@@ -83,10 +86,22 @@ bool MainWindow::exportPolicyConfig(const QString& path, QString* error) {
   prov.load = run_.load_spec;
   prov.model = run_.options.model;
   prov.budget_bytes = run_.options.budget_bytes;
-  // What this run achieved so far, as kvscope-cli's summary reports it.
-  if (const auto snap = bridge_->current(); snap && snap->summary) {
-    prov.metrics.emplace_back("steps", static_cast<double>(snap->summary->steps));
-    for (auto& m : summary_metrics(*snap->summary)) prov.metrics.push_back(std::move(m));
+  // What a run achieved, as kvscope-cli's summary reports it: a whole run of exactly this
+  // config when there is one (the current or the what-if), else the live run so far, with the
+  // share of its steps this config governed (config_share_of_run < 1: other thresholds made
+  // the rest of it).
+  const run_summary* summary = nullptr;
+  double share = 1;
+  if (const OutcomePtr whole = wholeRunWith(config)) {
+    summary = &whole->summary;
+  } else if (const auto snap = bridge_->current(); snap && snap->summary) {
+    summary = &*snap->summary;
+    share = governed_share(config_history(run_.options.policy, snap->command_log, snap->step), config);
+  }
+  if (summary) {
+    prov.metrics.emplace_back("config_share_of_run", share);
+    prov.metrics.emplace_back("steps", static_cast<double>(summary->steps));
+    for (auto& m : summary_metrics(*summary)) prov.metrics.push_back(std::move(m));
   }
   const auto written = write_policy_config(path.toStdString(), config, &prov);
   if (!written) {
@@ -105,6 +120,7 @@ bool MainWindow::importPolicyConfig(const QString& path, QString* error) {
   policyPanel_->setConfig(*config);
   pressurePlot_->setPolicy(*config);
   bridge_->postPolicy(*config);
+  whatIf_->propose(*config);  // as a change made on the sliders: compared with the current config
   return true;
 }
 

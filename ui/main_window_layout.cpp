@@ -14,11 +14,13 @@
 
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
+#include "compare_panel.hpp"
 #include "engine_bridge.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
+#include "run_list_panel.hpp"
 #include "run_panel.hpp"
 #include "stats_panel.hpp"
 
@@ -27,7 +29,7 @@ namespace {
 
 // The dock layout's version in the settings: a layout saved by an older kvscope, whose docks
 // were placed differently, is dropped for the default one.
-constexpr int layoutVersion = 2;
+constexpr int layoutVersion = 3;
 
 QScrollArea* scrollable(QWidget* panel) {
   auto* area = new QScrollArea;
@@ -80,10 +82,15 @@ void MainWindow::buildDocks() {
   auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
   auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
   auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
+  buildComparison();
+  auto* compare = dock(tr("Compare"), "compareDock", compare_, Qt::RightDockWidgetArea, false);
+  // The run list is a wide table: beside the plots, not in the narrow column.
+  auto* runs = dock(tr("Runs"), "runsDock", runList_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(run, policy, Qt::Vertical);
   splitDockWidget(policy, stats, Qt::Vertical);
   tabifyDockWidget(stats, table);
   tabifyDockWidget(table, load);
+  tabifyDockWidget(load, compare);
   stats->raise();
   // Picking a sequence in the map brings its block table to the front.
   connect(blockMap_, &BlockMapWidget::sequenceSelected, table, [table](sequence_id id) {
@@ -93,6 +100,8 @@ void MainWindow::buildDocks() {
                         Qt::BottomDockWidgetArea, false);
   auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(pressure, memory, Qt::Horizontal);
+  tabifyDockWidget(memory, runs);
+  memory->raise();
 }
 
 QDockWidget* MainWindow::dockNamed(const char* name) const {

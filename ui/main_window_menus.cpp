@@ -13,6 +13,7 @@
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
+#include "run_list_panel.hpp"
 #include "run_panel.hpp"
 #include "run_setup.hpp"
 
@@ -59,9 +60,7 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Export policy config…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
     const QString path = askSavePath(tr("Export the policy config"),
                                      tr("JSON (*.json);;TOML (*.toml)"), QStringLiteral("policy.json"));
-    if (path.isEmpty()) return;
-    QString error;
-    report(exportPolicyConfig(path, &error), tr("Policy config written to %1").arg(path), error);
+    if (!path.isEmpty()) exportPolicyHonestly(path);
   });
   file->addAction(tr("Export &metrics CSV…"), this, [this] {
     const QString path = askSavePath(tr("Export per-step metrics"), tr("CSV (*.csv)"),
@@ -95,6 +94,11 @@ void MainWindow::buildMenus() {
     startRun(demo, tr("the built-in demo"));
   });
   for (QAction* a : {play, step}) a->setShortcutContext(Qt::WindowShortcut);
+  run->addSeparator();
+  liveActions_ << run->addAction(tr("&Apply the what-if"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
+                                 &MainWindow::applyWhatIf);
+  run->addAction(tr("Pin the selected run as &baseline"), QKeySequence(Qt::CTRL | Qt::Key_B), runList_,
+                 &RunListPanel::pinBaseline);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   auto* modes = new QActionGroup(this);

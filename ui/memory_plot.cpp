@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ghost_graphs.hpp"
 #include "level_legend.hpp"
 #include "live_label.hpp"
 #include "qcustomplot_include.hpp"
@@ -64,6 +65,7 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   }
   plot_->legend->clearItems();
   for (QCPGraph* g : layers_) g->addToLegend();
+  ghost_ = std::make_unique<GhostGraphs>(plot_, layers_.size());
   // Antialiased fills of five big polygons were most of a redraw's cost; stacked areas of
   // opaque colour look the same without.
   plot_->setNotAntialiasedElements(QCP::aeFills | QCP::aePlottables);
@@ -143,6 +145,12 @@ void MemoryPlot::setTheme(const Theme& t) {
     entries.push_front({layers_[i]->brush().color(), layers_[i]->name(), {}, false, {}});
   }
   entries.back().toolTip = tr("Scales (and minimums) of the quantized blocks: real bytes, counted in the budget");
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    // Darker than the fills they cross, so the outline shows over its own level's area.
+    ghost_->setStyle(i, mix(i < 4 ? t.level[i] : t.scales, t.text, 0.45), tr("what-if %1").arg(layers_[i]->name()));
+  }
+  ghost_->addLegendEntry(entries, 0, tr("what-if"),
+                         tr("Dashed: the same stack for the whole load run again with the what-if config"));
   legend_->setEntries(entries);
   budgetLine_->setPen(QPen(t.text, 1, Qt::DashLine));
   budgetText_->setColor(t.text);
@@ -157,6 +165,21 @@ void MemoryPlot::setTheme(const Theme& t) {
   chart->legend()->setLabelColor(t.text);
   donutView_->setBackgroundBrush(t.window);
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+MemoryPlot::~MemoryPlot() = default;
+
+void MemoryPlot::setGhost(std::shared_ptr<const metrics_history> trace) {
+  ghost_->show(std::move(trace), [this](const step_metrics& m, std::size_t line) { return stackedTop(m, line); });
+  setTheme(*theme_);  // the legend names the ghost while it is drawn
+}
+
+std::size_t MemoryPlot::ghostPoints() const { return ghost_->pointCount(); }
+
+double MemoryPlot::stackedTop(const step_metrics& m, std::size_t layer) const {
+  double sum = 0;
+  for (std::size_t i = 0; i <= layer; ++i) sum += static_cast<double>(i < 4 ? m.bytes_per_level[i] : m.scale_bytes);
+  return sum / unit_;
 }
 
 void MemoryPlot::setHistory(const metrics_history* history) {
@@ -217,6 +240,7 @@ void MemoryPlot::setSnapshot(const SnapshotPtr& snapshot) {
     if (unit != unit_) {
       unit_ = unit;
       reloadGraphs();
+      ghost_->refresh([this](const step_metrics& m, std::size_t line) { return stackedTop(m, line); });
     }
   }
   updateDonut(snapshot->latest, !snapshot->playing);

@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include <array>
+#include <memory>
 
 #include "run/metrics_history.hpp"
 #include "meta_types.hpp"
@@ -23,6 +24,7 @@ class QPieSlice;
 namespace kvscope::ui {
 
 class ColorLegend;
+class GhostGraphs;
 class LiveLabel;
 
 // What the summary line says, computed from one step's metrics.
@@ -39,11 +41,15 @@ class MemoryPlot : public QWidget {
   Q_OBJECT
  public:
   explicit MemoryPlot(QWidget* parent = nullptr);
+  ~MemoryPlot() override;
   void setTheme(const Theme& theme);
   QCustomPlot* customPlot() const { return plot_; }
   QString summaryText() const;
   // The steps to draw: the bridge's history, which it fills before appendMetrics is called.
   void setHistory(const metrics_history* history);
+  // A what-if run's stacked levels as dashed outlines over the whole run (null removes them).
+  void setGhost(std::shared_ptr<const metrics_history> trace);
+  std::size_t ghostPoints() const;
 
  public Q_SLOTS:
   void appendMetrics(const kvscope::ui::MetricsPtr& metrics);
@@ -62,11 +68,13 @@ class MemoryPlot : public QWidget {
   void reloadGraphs();
   void requestReplot();
   void appendPoint(const step_metrics& m);
+  double stackedTop(const step_metrics& m, std::size_t layer) const;  // in axis units
   void updateDonut(const step_metrics& m, bool exact);
 
   QCustomPlot* plot_ = nullptr;
   ColorLegend* legend_ = nullptr;  // instead of the plot's own while live (exports put it back)
   std::array<QCPGraph*, 5> layers_{};  // fp16, q8, fp8, q4, scales — cumulative
+  std::unique_ptr<GhostGraphs> ghost_;  // the same five, of a what-if run
   QCPItemLine* budgetLine_ = nullptr;
   QCPItemText* budgetText_ = nullptr;
   QChartView* donutView_ = nullptr;

@@ -45,21 +45,12 @@ MetricsExport::MetricsExport(QObject* parent) : QObject(parent) {
 
 MetricsExport::~MetricsExport() {
   cancel();
-  for (Job& j : jobs_) j.thread.join();  // a cancelled job stops between two engine steps
+  jobs_.stopAll();  // a cancelled job stops between two engine steps
 }
 
 void MetricsExport::cancel() {
-  for (Job& j : jobs_) j.cancelled->store(true);
+  jobs_.cancelAll();
   newest_ = 0;  // whatever arrives now is dropped
-}
-
-void MetricsExport::reap(quint64 id) {
-  for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
-    if (it->id != id) continue;
-    it->thread.join();
-    jobs_.erase(it);
-    return;
-  }
 }
 
 void MetricsExport::start(run_description session, std::vector<step_metrics> kept, QString path) {
@@ -67,9 +58,9 @@ void MetricsExport::start(run_description session, std::vector<step_metrics> kep
   cancel();
   const quint64 id = ++nextId;
   newest_ = id;
-  auto cancelled = std::make_shared<std::atomic<bool>>(false);
   // The worker reports through queued calls on this object; the destructor joins it first.
-  std::thread worker([this, id, cancelled, session = std::move(session), kept = std::move(kept), path]() {
+  jobs_.start(id, [this, id, session = std::move(session), kept = std::move(kept),
+                   path](const std::atomic<bool>& cancelled) {
     auto last = std::chrono::steady_clock::now();
     const auto report = [&](double fraction) {
       const auto now = std::chrono::steady_clock::now();
@@ -79,15 +70,14 @@ void MetricsExport::start(run_description session, std::vector<step_metrics> kep
         if (id == newest_) Q_EMIT progress(fraction);
       }, Qt::QueuedConnection);
     };
-    Result result = write(session, kept, path, *cancelled, report);
+    Result result = write(session, kept, path, cancelled, report);
     QMetaObject::invokeMethod(this, [this, id, path, result] {
-      reap(id);  // it has just posted this, its last call
+      jobs_.reap(id);  // it has just posted this, its last call
       if (id != newest_) return;
       newest_ = 0;
       Q_EMIT finished(path, result);
     }, Qt::QueuedConnection);
   });
-  jobs_.push_back({id, std::move(cancelled), std::move(worker)});
 }
 
 MetricsExport::Result MetricsExport::write(const run_description& session, const std::vector<step_metrics>& kept,

@@ -11,11 +11,11 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "engine/step_metrics.hpp"
 #include "io/session_file.hpp"
+#include "job_threads.hpp"
 
 namespace kvscope::ui {
 
@@ -48,14 +48,7 @@ class MetricsExport : public QObject {
   void finished(const QString& path, const kvscope::ui::MetricsExport::Result& result);
 
  private:
-  struct Job {
-    quint64 id = 0;
-    std::shared_ptr<std::atomic<bool>> cancelled;
-    std::thread thread;
-  };
-  // Joins a job's thread once it has posted its last call (so the GUI never waits on it).
-  void reap(quint64 id);
-  std::vector<Job> jobs_;  // GUI thread only; a cancelled job stays until it has stopped
+  JobThreads jobs_;  // a cancelled job stays until it has stopped
   quint64 newest_ = 0;     // the job whose result is delivered; 0: none
 };
 

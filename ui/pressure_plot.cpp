@@ -13,6 +13,7 @@
 
 #include "qcustomplot_include.hpp"
 
+#include "ghost_graphs.hpp"
 #include "level_background.hpp"
 #include "level_legend.hpp"
 #include "transition_marks.hpp"
@@ -140,6 +141,7 @@ void PressurePlot::buildPlot() {
   latest_->setLineStyle(QCPGraph::lsNone);
   latest_->removeFromLegend();
   for (QCPGraph* g : {usage_, ewma_}) g->setAdaptiveSampling(true);
+  ghost_ = std::make_unique<GhostGraphs>(plot_, 1);
 
   q8Band_ = makeBand(plot_);
   q4Band_ = makeBand(plot_);
@@ -179,7 +181,7 @@ void PressurePlot::setTheme(const Theme& t) {
     band->setBrush(fill);
   }
   using Swatch = ColorLegend::Swatch;
-  seriesLegend_->setEntries(
+  QVector<ColorLegend::Entry> series(
       {{t.usageLine, usage_->name(), tr("KV cache usage: bytes referenced by running sequences / budget, each step"), false, {},
         Swatch::line, usageStyle, 1},
        {t.ewmaLine, ewma_->name(), tr("EWMA of the pressure: the smoothed value the policy compares with its thresholds"), false, {},
@@ -188,6 +190,10 @@ void PressurePlot::setTheme(const Theme& t) {
        {t.level[0], relax_->name(), tr("The policy moved back to a less compact level (relax)"), false, t.text, Swatch::triangleDown},
        {t.accent, tr("n changes"), tr("Level changes too close together to draw apart at this zoom: hover for "
                                              "how many went up and down, zoom in to see each"), false, t.text, Swatch::circle}});
+  ghost_->setStyle(0, t.accent, tr("what-if EWMA"), 2);
+  ghost_->addLegendEntry(series, 0, tr("what-if EWMA"),
+                         tr("The EWMA of the whole load run again with the what-if config"));
+  seriesLegend_->setEntries(series);
   q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
   q4Line_->setPen(QPen(t.level[3], 1, Qt::DashDotLine));
   QColor label = t.base;
@@ -245,6 +251,15 @@ double PressurePlot::q8LineValue() const { return q8Line_->start->coords().y(); 
 double PressurePlot::q4BandBottom() const { return q4Band_->bottomRight->coords().y(); }
 
 QString PressurePlot::fullYLabel() const { return tr("pressure (used / budget)"); }
+
+PressurePlot::~PressurePlot() = default;
+
+void PressurePlot::setGhost(std::shared_ptr<const metrics_history> trace) {
+  ghost_->show(std::move(trace), [](const step_metrics& m, std::size_t) { return m.pressure_ewma; });
+  setTheme(*theme_);  // the legend names the ghost while it is drawn
+}
+
+std::size_t PressurePlot::ghostPoints() const { return ghost_->pointCount(); }
 
 void PressurePlot::setPolicy(const policy_config& config) {
   if (config == policy_) return;

@@ -6,6 +6,7 @@
 // Live mode scrolls a window over the newest data; dragging or zooming browses the history.
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 #include "run/metrics_history.hpp"
@@ -25,6 +26,7 @@ class QLayout;
 namespace kvscope::ui {
 
 class ClusterMarks;
+class GhostGraphs;
 class LevelBackground;
 class ColorLegend;
 
@@ -32,6 +34,7 @@ class PressurePlot : public QWidget {
   Q_OBJECT
  public:
   explicit PressurePlot(QWidget* parent = nullptr);
+  ~PressurePlot() override;
 
   void setTheme(const Theme& theme);
   QCustomPlot* customPlot() const { return plot_; }
@@ -48,6 +51,10 @@ class PressurePlot : public QWidget {
   // tooltip at a pixel of the plot says ("" away from any marker).
   const std::vector<TransitionCluster>& markerClusters() const { return clusters_; }
   QString markerToolTip(const QPointF& pixel) const;
+  // A what-if run's EWMA as a dashed, faded line over the whole run (null removes it).
+  void setGhost(std::shared_ptr<const metrics_history> trace);
+  // Points of the ghost line (0 when none is drawn).
+  std::size_t ghostPoints() const;
 
  public Q_SLOTS:
   // New steps, each once (from EngineBridge::metricsArrived), already in the history.
@@ -95,6 +102,7 @@ class PressurePlot : public QWidget {
   QCPItemText* q4BandText_ = nullptr;
   LevelBackground* levels_ = nullptr;
   ClusterMarks* clusterMarks_ = nullptr;
+  std::unique_ptr<GhostGraphs> ghost_;
   std::vector<TransitionCluster> clusters_;
   double clusterSpan_ = 0;
   QCheckBox* liveBox_ = nullptr;

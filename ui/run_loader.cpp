@@ -18,15 +18,10 @@ struct cancelled_error {};  // thrown through for_each_request to stop reading
 
 RunLoader::RunLoader(QObject* parent) : QObject(parent) {}
 
-RunLoader::~RunLoader() {
-  for (Job& j : jobs_) j.cancelled->store(true);
-  for (Job& j : jobs_) {
-    if (j.thread.joinable()) j.thread.join();
-  }
-}
+RunLoader::~RunLoader() { jobs_.stopAll(); }
 
 void RunLoader::cancel() {
-  for (Job& j : jobs_) j.cancelled->store(true);
+  jobs_.cancelAll();
   newest_ = 0;
   if (busy_) {
     busy_ = false;
@@ -36,13 +31,13 @@ void RunLoader::cancel() {
 
 quint64 RunLoader::start(run_description run, runner_options options, Done done) {
   static quint64 nextId = 0;
-  for (Job& j : jobs_) j.cancelled->store(true);  // superseded
+  jobs_.cancelAll();  // superseded
   const quint64 id = ++nextId;
   newest_ = id;
-  auto cancelled = std::make_shared<std::atomic<bool>>(false);
   // The worker reports back through queued calls on this object: they are dropped with it, and
   // the destructor joins the worker before this object goes.
-  std::thread worker([this, id, cancelled, run = std::move(run), options, done = std::move(done)]() mutable {
+  jobs_.start(id, [this, id, run = std::move(run), options,
+                   done = std::move(done)](const std::atomic<bool>& cancelled) mutable {
     auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
     const auto report = [&](double fraction, const QString& text) {
       const auto now = std::chrono::steady_clock::now();
@@ -52,11 +47,10 @@ quint64 RunLoader::start(run_description run, runner_options options, Done done)
         if (id == newest_) Q_EMIT progress(id, fraction, text);
       }, Qt::QueuedConnection);
     };
-    auto result = std::make_shared<Result>(prepare(std::move(run), options, *cancelled, report));
+    auto result = std::make_shared<Result>(prepare(std::move(run), options, cancelled, report));
     QMetaObject::invokeMethod(this, [this, id, result, done] { deliver(id, result, done); },
                               Qt::QueuedConnection);
   });
-  jobs_.push_back({id, std::move(cancelled), std::move(worker)});
   if (!busy_) {
     busy_ = true;
     Q_EMIT busyChanged(true);
@@ -111,21 +105,12 @@ RunLoader::Result RunLoader::prepare(run_description run, const runner_options& 
 }
 
 void RunLoader::deliver(quint64 id, std::shared_ptr<Result> result, const Done& done) {
-  reap(id);
+  jobs_.reap(id);
   if (id != newest_) return;  // superseded or cancelled: dropped (its runner stops here)
   newest_ = 0;
   busy_ = false;
   Q_EMIT busyChanged(false);
   if (done) done(std::move(*result));
-}
-
-void RunLoader::reap(quint64 id) {
-  for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
-    if (it->id != id) continue;
-    if (it->thread.joinable()) it->thread.join();  // it has just posted its last call
-    jobs_.erase(it);
-    return;
-  }
 }
 
 }  // namespace kvscope::ui

@@ -12,9 +12,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <thread>
-#include <vector>
 
+#include "job_threads.hpp"
 #include "run/runner.hpp"
 #include "io/session_file.hpp"
 
@@ -46,17 +45,11 @@ class RunLoader : public QObject {
   void busyChanged(bool busy);
 
  private:
-  struct Job {
-    quint64 id = 0;
-    std::shared_ptr<std::atomic<bool>> cancelled;
-    std::thread thread;
-  };
   static Result prepare(run_description run, const runner_options& options, const std::atomic<bool>& cancelled,
                         const std::function<void(double, const QString&)>& report);
   void deliver(quint64 id, std::shared_ptr<Result> result, const Done& done);
-  void reap(quint64 id);
 
-  std::vector<Job> jobs_;  // GUI thread only
+  JobThreads jobs_;
   quint64 newest_ = 0;
   bool busy_ = false;
 };

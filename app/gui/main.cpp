@@ -281,6 +281,9 @@ int main(int argc, char** argv) {
                   "session 0).", "N");
   const auto screenshot = option("screenshot", "Save a PNG of the window to FILE and exit.", "FILE");
   const auto afterMs = option("after-ms", "With --screenshot: run this long first (default 3000).", "N", "3000");
+  const auto whatIf = option("what-if", "Compare the run with this policy config (JSON/TOML): the whole load runs "
+                                        "again with it in the background, drawn dashed; the live run is unchanged.",
+                             "FILE");
   const auto dark = option("dark", "Use the dark theme.");
   const auto bySequence = option("by-sequence", "Colour the block map by sequence.");
   const auto select = option("select-sequence",
@@ -342,6 +345,11 @@ int main(int argc, char** argv) {
   if (parser.isSet(dark)) window.setDarkTheme(true);
   if (parser.isSet(bySequence)) window.setBlockColorMode(kvscope::ui::BlockColorMode::bySequence);
   window.show();
+  if (parser.isSet(whatIf)) {
+    const auto config = kvscope::read_policy_config(parser.value(whatIf).toStdString());
+    if (!config) return fail(exit_bad_input, QString::fromStdString(config.error()));
+    window.proposeWhatIf(*config);
+  }
 
   if (parser.isSet(screenshot)) {
     const QString path = parser.value(screenshot);

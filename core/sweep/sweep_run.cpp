@@ -22,17 +22,6 @@ std::optional<std::string> sweep_config_row(const run_description& base, const s
   return sweep_row(index, plan.columns, plan.configs[index], result.summary);
 }
 
-std::optional<double> summary_number(const run_summary& summary, std::string_view key) {
-  for (const auto& metric : summary_metric_table()) {
-    if (metric.info.key != key) continue;
-    const auto v = metric.get(summary);
-    if (const auto* n = std::get_if<std::uint64_t>(&v)) return static_cast<double>(*n);
-    if (const auto* x = std::get_if<double>(&v)) return *x;
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 bool is_summary_number(std::string_view key) { return summary_number(run_summary{}, key).has_value(); }
 
 double load_facts::rate() const noexcept {

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "run/summary_compare.hpp"
 #include "run/run_description.hpp"
 #include "run/run_summary.hpp"
 #include "sweep/capacity_search.hpp"
@@ -19,8 +20,7 @@ namespace kvscope {
 std::optional<std::string> sweep_config_row(const run_description& base, const sweep_plan& plan,
                                             std::size_t index, const std::atomic<bool>* cancel);
 
-// The value of a numeric summary metric, or nullopt when `key` names none.
-std::optional<double> summary_number(const run_summary& summary, std::string_view key);
+// True when `key` names a numeric summary metric (its value: summary_number, run/summary_compare).
 bool is_summary_number(std::string_view key);
 
 // What a tuned config's provenance and a capacity search need to know of a load.

@@ -97,7 +97,7 @@ TEST_F(LaptopLayout, TheFrameFitsAndEveryControlOfEveryTabIsReachable) {
   EXPECT_LE(window->minimumSizeHint().width(), laptop.width());
   EXPECT_LE(window->minimumSizeHint().height(), laptop.height());
   // The tabbed docks one after the other: a control behind a tab is reached through the tab.
-  for (const char* name : {"statsDock", "blockTableDock", "loadDock"}) {
+  for (const char* name : {"statsDock", "blockTableDock", "loadDock", "compareDock", "runsDock"}) {
     auto* dock = window->findChild<QDockWidget*>(QString::fromLatin1(name));
     ASSERT_NE(dock, nullptr) << name;
     dock->raise();

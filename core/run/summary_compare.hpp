@@ -1,0 +1,37 @@
+#pragma once
+// Two runs side by side: the headline summary metrics (what the GUI's compare panel and run
+// list show) as plain numbers, and each one's change from a reference run judged better or
+// worse by the metric table's better_when (never a direction written here).
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "run/metric_table.hpp"
+#include "run/run_summary.hpp"
+
+namespace kvscope {
+
+enum class change_verdict { better, worse, same, neutral };  // neutral: no better side, or unmeasured
+
+struct metric_change {
+  const metric_info* info = nullptr;
+  double reference = 0;  // NaN where unmeasured
+  double other = 0;
+  double delta = 0;      // other - reference (NaN when either is)
+  change_verdict verdict = change_verdict::neutral;
+};
+
+// The summary keys a comparison shows, in order: goodput, TTFT and TPOT p50/p99, attention
+// error exposure, transitions, preemptions, peak bytes at each level.
+std::span<const std::string_view> headline_metric_keys();
+// A numeric summary metric as a double (counts converted); nullopt for a word or an unknown key.
+std::optional<double> summary_number(const run_summary& s, std::string_view key);
+// summary_number of every headline key, in order (NaN where there is none).
+std::vector<double> headline_values(const run_summary& s);
+// `other` against `reference`, key by key (both in headline_metric_keys() order and size).
+std::vector<metric_change> compare_headlines(std::span<const double> reference, std::span<const double> other);
+// One metric's verdict: which way `delta` moved it, by `better`.
+change_verdict judge(better_when better, double delta);
+
+}  // namespace kvscope

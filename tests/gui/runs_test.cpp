@@ -1,0 +1,90 @@
+// Kept runs: every finished run goes to the run list, which lives in the app data folder (a
+// temporary one here) with its baseline, and survives a restart; a run exports as a session
+// file that reads back as the same run.
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include "gui_test_support.hpp"
+#include "io/session_file.hpp"
+#include "main_window.hpp"
+#include "run/summary_compare.hpp"
+#include "run_list_panel.hpp"
+#include "run_store.hpp"
+#include "temp_dir.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+QString dirOf(const test::temp_dir& d) { return QString::fromStdString(d.path().string()); }
+
+TEST(Runs, StoreKeepsRunsAndTheBaselineAcrossARestart) {
+  test::temp_dir dir;
+  run_description a = test::smallSession(), b = a;
+  b.options.policy.q8_threshold = 0.6f;
+  run_summary sa{}, sb{};
+  sa.service.goodput_rps = 1.5;
+  sb.service.goodput_rps = 2.25;
+  QString idA, idB;
+  {
+    RunStore store(dirOf(dir));
+    idA = store.add(a, sa, QStringLiteral("first"));
+    idB = store.add(b, sb, QStringLiteral("second"));
+    ASSERT_FALSE(idA.isEmpty());
+    ASSERT_NE(idA, idB);
+    EXPECT_EQ(store.add(a, sa, QStringLiteral("again")), idA);  // the same run is kept once
+    EXPECT_EQ(store.runs().size(), 2);
+    EXPECT_TRUE(store.setBaseline(idB));
+  }
+  RunStore again(dirOf(dir));
+  ASSERT_EQ(again.runs().size(), 2);
+  ASSERT_NE(again.baseline(), nullptr);
+  EXPECT_EQ(again.baseline()->id, idB);
+  EXPECT_EQ(again.find(idA)->name, QStringLiteral("first"));
+  EXPECT_EQ(again.find(idA)->headline, headline_values(sa));
+  const auto reread = read_session(again.sessionPath(idB).toStdString());
+  ASSERT_TRUE(reread) << reread.error();
+  EXPECT_EQ(session_to_json(*reread), session_to_json(b));
+  // Exported, it is the same session.
+  QString error;
+  ASSERT_TRUE(again.exportRun(idA, QString::fromStdString(dir.file("out.kvscope.json")), &error)) << error.toStdString();
+  const auto exported = read_session(dir.file("out.kvscope.json"));
+  ASSERT_TRUE(exported);
+  EXPECT_EQ(session_to_json(*exported), session_to_json(a));
+}
+
+std::unique_ptr<MainWindow> windowOn(const QString& runs, runner** feed) {
+  const run_description s = test::smallSession();
+  auto r = test::makeTestRunner(s);
+  *feed = r.get();
+  MainWindow::Options o;
+  o.persistSettings = false;
+  o.pollIntervalMs = 10;
+  o.runsDirectory = runs;
+  return std::make_unique<MainWindow>(std::move(r), s, 0.0, o);
+}
+
+TEST(Runs, AFinishedRunIsKeptAndCtrlBPinsItAsTheBaselineForNextTime) {
+  test::temp_dir dir;
+  runner* feed = nullptr;
+  {
+    auto window = windowOn(dirOf(dir), &feed);
+    window->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+    feed->post(play_command{});
+    ASSERT_TRUE(test::waitFor([&] { return window->runStore()->runs().size() == 1; }, std::chrono::seconds(60)));
+    QTest::keyClick(window.get(), Qt::Key_B, Qt::ControlModifier);
+    ASSERT_NE(window->runStore()->baseline(), nullptr);
+    EXPECT_EQ(window->runListPanel()->table()->item(0, 0)->text(), QStringLiteral("★"));
+  }
+  auto next = windowOn(dirOf(dir), &feed);
+  ASSERT_EQ(next->runStore()->runs().size(), 1);
+  ASSERT_NE(next->runStore()->baseline(), nullptr);
+  EXPECT_EQ(next->runListPanel()->table()->rowCount(), 1);
+  EXPECT_EQ(next->runListPanel()->table()->item(0, 0)->text(), QStringLiteral("★"));
+}
+
+}  // namespace
+}  // namespace kvscope::ui

@@ -1,0 +1,208 @@
+// The what-if: a changed threshold is run over the whole load in the background and drawn as a
+// ghost; the compare table's numbers are those of the run service and of the CLI for the same
+// run, bit for bit; a stale job's result is dropped; Apply makes the what-if current.
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTest>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "compare_panel.hpp"
+#include "engine_bridge.hpp"
+#include "engine_options_box.hpp"
+#include "load_panel.hpp"
+#include "gui_test_support.hpp"
+#include "io/session_file.hpp"
+#include "main_window.hpp"
+#include "memory_plot.hpp"
+#include "policy_panel.hpp"
+#include "pressure_plot.hpp"
+#include "process.hpp"
+#include "run/run_service.hpp"
+#include "run/summary_compare.hpp"
+#include "run_setup.hpp"
+#include "run_store.hpp"
+#include "temp_dir.hpp"
+#include "whatif_controller.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+// Equal as doubles, bit for bit (NaN equals NaN: both unmeasured).
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+// A summary JSON value by dotted key ("latency.ttft_s.p50" nests); NaN for null.
+double jsonValue(const nlohmann::json& j, std::string_view key) {
+  const nlohmann::json* at = &j;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = key.find('.', start);
+    at = &at->at(std::string(key.substr(start, dot - start)));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return at->is_null() ? NAN : at->get<double>();
+}
+
+bool ghostShown(MainWindow& w) {
+  return w.whatIf()->whatIf() && w.whatIf()->current() && w.pressurePlot()->ghostPoints() > 0 &&
+         w.memoryPlot()->ghostPoints() > 0;
+}
+
+TEST(WhatIf, GhostAndCompareTableMatchTheRunServiceAndTheCli) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
+  window->policyPanel()->slider(PolicyPanel::q8Threshold)->setValue(600);
+  ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
+  std::printf("what-if ghost shown %lld ms after the change (250 ms debounce included)\n",
+              static_cast<long long>(window->whatIf()->lastLatencyMs()));
+
+  run_description whatIf = wholeRun(window->currentRun());
+  whatIf.options.policy = window->policyPanel()->config();
+  EXPECT_EQ(whatIf.options.policy.q8_threshold, 0.6f);
+  const run_description current = wholeRun(window->currentRun());
+  const std::vector<double> expectWhatIf = headline_values(run_to_end(whatIf).summary);
+  const std::vector<double> expectCurrent = headline_values(run_to_end(current).summary);
+  ASSERT_NE(expectWhatIf, expectCurrent);  // the threshold changed something, or this proves little
+
+  // The CLI on the same run, as a session file: its summary JSON has shortest round-trip doubles.
+  test::temp_dir dir;
+  ASSERT_TRUE(write_session(dir.file("whatif.kvscope.json"), whatIf));
+  const auto cli = test::run_process({test::cli_path(), "replay", "--session", dir.file("whatif.kvscope.json"),
+                                      "--summary-json", "-"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  const auto json = nlohmann::json::parse(cli.out);
+
+  const ComparePanel* table = window->comparePanel();
+  const auto keys = headline_metric_keys();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const int row = table->rowOf(keys[i]);
+    ASSERT_GE(row, 0);
+    EXPECT_TRUE(same(table->value(row, ComparePanel::otherColumn), expectWhatIf[i])) << keys[i];
+    EXPECT_TRUE(same(table->value(row, ComparePanel::otherColumn), jsonValue(json, keys[i]))) << keys[i];
+    EXPECT_TRUE(same(table->value(row, ComparePanel::referenceColumn), expectCurrent[i])) << keys[i];
+  }
+  EXPECT_TRUE(table->applyButton()->isEnabled());
+}
+
+// The budget is a what-if too: the same load on a bigger cache, compared with the current one.
+TEST(WhatIf, ABudgetEditIsAWhatIfOfTheSameLoad) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  window->loadPanel()->engineBox()->budgetEdit()->setText(QStringLiteral("8MiB"));
+  ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
+  run_description expected = wholeRun(window->currentRun());
+  expected.options.budget_bytes = 8ull << 20;
+  EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
+  const std::vector<double> values = headline_values(run_to_end(expected).summary);
+  const auto keys = headline_metric_keys();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_TRUE(same(window->comparePanel()->value(static_cast<int>(i), ComparePanel::otherColumn), values[i]))
+        << keys[i];
+  }
+  EXPECT_EQ(window->currentRun().options.budget_bytes, 4ull << 20);  // the live run is untouched
+}
+
+// How soon the ghost follows a change on the built-in demo (printed, not asserted: the machine
+// decides). The issue asks for under a second.
+TEST(WhatIf, OnTheDemoTheGhostFollowsAChange) {
+  const run_description demo = demoSession();
+  auto window = test::makeWindow(demo);
+  window->policyPanel()->slider(PolicyPanel::q8Threshold)->setValue(600);
+  ASSERT_TRUE(test::waitFor([&] { return window->pressurePlot()->ghostPoints() > 0; }, std::chrono::seconds(60)));
+  std::printf("demo: what-if ghost shown %lld ms after the change (250 ms debounce included)\n",
+              static_cast<long long>(window->whatIf()->lastLatencyMs()));
+  EXPECT_GT(window->memoryPlot()->ghostPoints(), 1000u);  // the whole run: about 2,900 steps
+}
+
+double shareIn(const std::string& path) {
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in);
+  return j.at("provenance").at("metrics").at("config_share_of_run").get<double>();
+}
+
+// A policy export's provenance says which share of the run its config governed, and describes a
+// whole run of that config once there is one.
+TEST(WhatIf, PolicyExportSaysWhichShareOfTheRunItsConfigGoverned) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  window->whatIf()->setDebounceMs(600000);  // no what-if yet: the live run alone
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
+  window->policyPanel()->slider(PolicyPanel::q8Threshold)->setValue(600);
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
+  ASSERT_TRUE(test::waitFor([&] { return window->bridge()->current()->summary != nullptr; }));
+  test::temp_dir dir;
+  QString error;
+  ASSERT_TRUE(window->exportPolicyConfig(QString::fromStdString(dir.file("half.json")), &error)) << error.toStdString();
+  EXPECT_EQ(shareIn(dir.file("half.json")), 0.5);  // steps 20..39 of 40
+  window->whatIf()->setDebounceMs(0);
+  window->whatIf()->propose(window->policyPanel()->config());
+  ASSERT_TRUE(test::waitFor([&] { return window->whatIf()->whatIf() != nullptr; }, std::chrono::seconds(60)));
+  ASSERT_TRUE(window->exportPolicyConfig(QString::fromStdString(dir.file("whole.json")), &error));
+  EXPECT_EQ(shareIn(dir.file("whole.json")), 1.0);
+}
+
+TEST(WhatIf, AStaleJobsResultIsDropped) {
+  BackgroundRun jobs;
+  QSignalSpy finished(&jobs, &BackgroundRun::finished);
+  run_description slow = test::smallSession(payload_mode::data);  // the longer of the two
+  const quint64 stale = jobs.start(slow);
+  run_description fresh = test::smallSession();
+  fresh.options.policy.q8_threshold = 0.5f;
+  const quint64 newest = jobs.start(fresh);
+  ASSERT_NE(stale, newest);
+  ASSERT_TRUE(test::waitFor([&] { return finished.count() >= 1 && jobs.droppedResults() >= 1; },
+                            std::chrono::seconds(60)));
+  QTest::qWait(50);
+  ASSERT_EQ(finished.count(), 1);
+  EXPECT_EQ(finished.front().front().value<quint64>(), newest);
+  const auto outcome = finished.front().back().value<OutcomePtr>();
+  EXPECT_EQ(outcome->run.options.policy.q8_threshold, 0.5f);
+  EXPECT_EQ(jobs.droppedResults(), 1);
+}
+
+TEST(WhatIf, ANewerChangeWinsOverAStaleOne) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  WhatIfController* whatIf = window->whatIf();
+  whatIf->setDebounceMs(0);
+  policy_config first = window->policyPanel()->config(), second = first;
+  first.q8_threshold = 0.55f;
+  second.q8_threshold = 0.65f;
+  whatIf->propose(first);
+  ASSERT_TRUE(test::waitFor([&] { return whatIf->whatIfJobs()->busy(); }));  // its job has started
+  whatIf->propose(second);
+  ASSERT_TRUE(test::waitFor([&] { return whatIf->whatIf() && !whatIf->whatIfPending(); }, std::chrono::seconds(60)));
+  EXPECT_EQ(whatIf->whatIf()->run.options.policy, second);
+}
+
+TEST(WhatIf, ApplyMakesTheWhatIfCurrentAndKeepsIt) {
+  test::temp_dir dir;
+  auto s = test::smallSession();
+  MainWindow::Options o;
+  o.persistSettings = false;
+  o.pollIntervalMs = 10;
+  o.runsDirectory = QString::fromStdString(dir.path().string());
+  MainWindow window(test::makeTestRunner(s), s, 0.0, o);
+  window.policyPanel()->slider(PolicyPanel::q4Threshold)->setValue(800);
+  ASSERT_TRUE(test::waitFor([&] { return ghostShown(window); }, std::chrono::seconds(60)));
+  const policy_config chosen = window.whatIf()->whatIf()->run.options.policy;
+  QSignalSpy started(&window, &MainWindow::runStarted);
+  window.comparePanel()->applyButton()->click();
+  EXPECT_EQ(window.whatIf()->current()->run.options.policy, chosen);
+  EXPECT_EQ(window.pressurePlot()->ghostPoints(), 0u);  // no what-if now
+  ASSERT_EQ(window.runStore()->runs().size(), 1);
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }, std::chrono::seconds(30)));
+  EXPECT_EQ(window.currentRun().options.policy, chosen);
+}
+
+}  // namespace
+}  // namespace kvscope::ui

@@ -1,0 +1,82 @@
+#include "background_run.hpp"
+
+#include <QMetaObject>
+
+#include <exception>
+
+#include "engine/engine.hpp"
+#include "run/run_service.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+// A ghost needs the shape of the run, not every step: 4,096 recent steps in full and 4,096
+// overview points whatever the run's length.
+constexpr std::size_t traceRecent = 4096;
+constexpr std::size_t traceOverview = 4096;
+
+std::atomic<quint64> nextJobId{0};  // ids unique across instances: a test can tell jobs apart
+
+}  // namespace
+
+run_description wholeRun(run_description run) {
+  run.commands.clear();
+  run.steps = 0;
+  return run;
+}
+
+BackgroundRun::BackgroundRun(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<kvscope::ui::OutcomePtr>();
+}
+
+BackgroundRun::~BackgroundRun() { jobs_.stopAll(); }  // a cancelled job stops between two engine steps
+
+void BackgroundRun::cancel() {
+  jobs_.cancelAll();
+  delivered_ = newest_.load();
+}
+
+quint64 BackgroundRun::start(run_description run) {
+  jobs_.cancelAll();  // a newer change makes them stale
+  const quint64 id = ++nextJobId;
+  newest_.store(id);
+  jobs_.start(id, [this, id, run = std::move(run)](const std::atomic<bool>& cancelled) {
+    auto outcome = std::make_shared<RunOutcome>(runWhole(run, cancelled));
+    // Posted to this object: the destructor joins this thread before the object goes.
+    QMetaObject::invokeMethod(this, [this, id, outcome = OutcomePtr(std::move(outcome))] {
+      jobs_.reap(id);  // it has just posted this, its last call
+      if (id != newest_.load() || delivered_ == id) {
+        ++dropped_;
+        return;
+      }
+      delivered_ = id;
+      Q_EMIT finished(id, outcome);
+    }, Qt::QueuedConnection);
+  });
+  return id;
+}
+
+RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic<bool>& cancelled) {
+  RunOutcome out;
+  out.run = run;
+  auto trace = std::make_shared<metrics_history>(traceRecent, traceOverview);
+  run_hooks hooks;
+  hooks.cancel = &cancelled;
+  hooks.on_step = [&](const engine& e) { trace->push(e.last_metrics()); };
+  // The payload only changes the measured quality, which a comparison does not show: the
+  // headline metrics and the plotted step metrics are the same bit for bit in accounting mode
+  // (tests/run/payload_invariance_test), which runs the demo's whole load 100x faster.
+  run_description counted = run;
+  counted.options.payload = payload_mode::accounting;
+  try {
+    run_result r = run_to_end(counted, hooks);
+    if (r.cancelled) out.error = QObject::tr("cancelled");
+    out.summary = std::move(r.summary);
+  } catch (const std::exception& e) {  // the load cannot be read again, the options are refused
+    out.error = QString::fromStdString(e.what());
+  }
+  out.trace = std::move(trace);
+  return out;
+}
+
+}  // namespace kvscope::ui

@@ -1,0 +1,65 @@
+#pragma once
+// Runs a whole load headless off the GUI thread, through the one run service (run_to_end),
+// keeping a decimated per-step trace to draw as a ghost. Jobs carry ids from an atomic
+// counter: starting one cancels the ones before (through run_to_end's cancel hook), and a
+// result whose id is no longer the newest is dropped (hotspot's pattern). The GUI thread never
+// waits on a job; the destructor cancels them and joins their threads.
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+#include "job_threads.hpp"
+#include "run/metrics_history.hpp"
+#include "run/run_description.hpp"
+#include "run/run_summary.hpp"
+
+namespace kvscope::ui {
+
+// A finished whole run: what ran, its summary and its steps (decimated for long runs). The
+// summary's measured quality is not there (NaN): the run was made in accounting mode, which
+// gives every other figure bit for bit (runWhole).
+struct RunOutcome {
+  run_description run;  // as asked for, payload included
+  run_summary summary;
+  std::shared_ptr<const metrics_history> trace;
+  QString error;  // why it could not run ("" when it did)
+};
+using OutcomePtr = std::shared_ptr<const RunOutcome>;
+
+// `run` as a whole run of its initial config: no command log, to the end of the load.
+run_description wholeRun(run_description run);
+
+class BackgroundRun : public QObject {
+  Q_OBJECT
+ public:
+  explicit BackgroundRun(QObject* parent = nullptr);
+  ~BackgroundRun() override;
+
+  // Starts running `run` as given (callers pass wholeRun(...) for a one-config run); cancels
+  // older jobs. Returns the job id; `finished` follows for it unless a newer job starts first.
+  quint64 start(run_description run);
+  // Cancels every job: nothing is delivered until the next start().
+  void cancel();
+  bool busy() const { return delivered_ != newest_.load(); }
+  quint64 newestJob() const { return newest_.load(); }
+  // Results that arrived for a job no longer the newest, and were dropped.
+  int droppedResults() const { return dropped_; }
+
+  // The job itself on the calling thread: run_to_end (in accounting mode) with a trace.
+  static RunOutcome runWhole(const run_description& run, const std::atomic<bool>& cancelled);
+
+ Q_SIGNALS:
+  void finished(quint64 job, const kvscope::ui::OutcomePtr& outcome);
+
+ private:
+  JobThreads jobs_;
+  std::atomic<quint64> newest_{0};
+  quint64 delivered_ = 0;  // the newest job whose result was delivered (or cancelled)
+  int dropped_ = 0;
+};
+
+}  // namespace kvscope::ui
+
+Q_DECLARE_METATYPE(kvscope::ui::OutcomePtr)

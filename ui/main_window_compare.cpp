@@ -1,0 +1,227 @@
+// MainWindow's comparisons: the what-if (a changed policy run over the whole load in the
+// background, drawn as a ghost and compared with the current config), the runs kept between
+// sessions (the run list, a baseline) and two kept runs side by side.
+#include "main_window.hpp"
+
+#include <QDockWidget>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QTime>
+
+#include <variant>
+
+#include "background_run.hpp"
+#include "compare_panel.hpp"
+#include "engine_bridge.hpp"
+#include "engine_options_box.hpp"
+#include "load_panel.hpp"
+#include "memory_plot.hpp"
+#include "policy_panel.hpp"
+#include "pressure_plot.hpp"
+#include "run/config_history.hpp"
+#include "run/summary_compare.hpp"
+#include "run_list_panel.hpp"
+#include "run_setup.hpp"
+#include "run_store.hpp"
+#include "util/byte_size.hpp"
+#include "whatif_controller.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+// A run's policy, and whichever engine options differ from `other`'s (budget, model, block size).
+QString setupText(const run_description& run, const run_description& other) {
+  QString text = compactConfig(run.options.policy);
+  const engine_options &o = run.options, &p = other.options;
+  if (o.budget_bytes != p.budget_bytes) text += QStringLiteral(" · ") + QString::fromStdString(format_byte_size(o.budget_bytes));
+  if (o.model != p.model) text += QStringLiteral(" · ") + QString::fromStdString(o.model);
+  if (o.block_size != p.block_size) text += QObject::tr(" · block %1").arg(o.block_size);
+  if (o.tail_tokens != p.tail_tokens) text += QObject::tr(" · tail %1").arg(o.tail_tokens);
+  if (o.migration_batch != p.migration_batch) text += QObject::tr(" · batch %1").arg(o.migration_batch);
+  return text;
+}
+
+std::vector<double> headlineOf(const OutcomePtr& o) {
+  return o && o->error.isEmpty() ? headline_values(o->summary) : std::vector<double>{};
+}
+
+// Config changes and resets in a live run's log: without them it ran one config throughout.
+int configChanges(const std::vector<logged_command>& log) {
+  int n = 0;
+  for (const logged_command& c : log) {
+    n += std::holds_alternative<reconfigure_command>(c.command) || std::holds_alternative<reset_command>(c.command);
+  }
+  return n;
+}
+
+}  // namespace
+
+void MainWindow::buildComparison() {
+  whatIf_ = new WhatIfController(this);
+  compare_ = new ComparePanel;
+  runs_ = new RunStore(options_.runsDirectory, this);
+  runList_ = new RunListPanel(runs_);
+  recorder_ = new BackgroundRun(this);
+}
+
+void MainWindow::wireComparison() {
+  whatIf_->setRun(run_);
+  connect(policyPanel_, &PolicyPanel::policyChanged, whatIf_, &WhatIfController::propose);
+  // Budget, model, block size…: the same run on another engine, with the policy as it is now.
+  connect(loadPanel_->engineBox(), &EngineOptionsBox::changed, this, [this] {
+    run_description candidate = whatIf_->run();
+    candidate.options.policy = policyPanel_->config();
+    if (loadPanel_->engineBox()->apply(candidate.options)) whatIf_->proposeRun(candidate);
+  });
+  connect(whatIf_, &WhatIfController::whatIfStarted, this, [this] {
+    showWhatIf();
+    dockNamed("compareDock")->raise();
+  });
+  connect(whatIf_, &WhatIfController::currentChanged, this, &MainWindow::showWhatIf);
+  connect(whatIf_, &WhatIfController::whatIfChanged, this, &MainWindow::showWhatIf);
+  connect(compare_, &ComparePanel::applyRequested, this, &MainWindow::applyWhatIf);
+  connect(compare_, &ComparePanel::discardRequested, this, &MainWindow::discardWhatIf);
+  connect(this, &MainWindow::runStarted, this, [this] { whatIf_->setRun(run_); });
+  connect(runList_, &RunListPanel::compareRequested, this, &MainWindow::compareStored);
+  connect(runList_, &RunListPanel::openRequested, this, [this](const QString& id) {
+    importSession(runs_->sessionPath(id));
+  });
+  connect(runList_, &RunListPanel::exportRequested, this, &MainWindow::exportStored);
+  connect(recorder_, &BackgroundRun::finished, this, [this](quint64, const OutcomePtr& o) {
+    if (o->error.isEmpty()) keepRun(*o, recordName_);
+  });
+}
+
+void MainWindow::showWhatIf() {
+  const OutcomePtr current = whatIf_->current(), whatIf = whatIf_->whatIf();
+  const bool pending = whatIf_->whatIfPending();
+  compare_->showComparison(tr("current"), headlineOf(current), tr("what-if"), headlineOf(whatIf));
+  compare_->setWhatIfActions(pending || whatIf, whatIf && whatIf->error.isEmpty());
+  pressurePlot_->setGhost(whatIf ? whatIf->trace : nullptr);
+  memoryPlot_->setGhost(whatIf ? whatIf->trace : nullptr);
+  QString text;
+  if (pending) {
+    text = tr("What-if: running the whole load again…");
+  } else if (whatIf && !whatIf->error.isEmpty()) {
+    text = tr("The what-if could not run: %1").arg(whatIf->error.toHtmlEscaped());
+  } else if (whatIf) {
+    text = tr("What-if <b>%1</b> (dashed on the plots), ready %2 ms after the change, against "
+              "current <b>%3</b>; both whole runs of the load.")
+               .arg(setupText(whatIf->run, whatIf_->run()))
+               .arg(whatIf_->lastLatencyMs())
+               .arg(setupText(whatIf_->run(), whatIf->run));
+  } else {
+    text = tr("Current: <b>%1</b>. Move a threshold, alpha or hysteresis to see what it would change "
+              "over the whole load.").arg(compactConfig(whatIf_->run().options.policy));
+  }
+  if (whatIf && whatIf_->currentPending()) text += tr(" (the current config's run is still going)");
+  compare_->setStatus(text);
+}
+
+bool MainWindow::applyWhatIf() {
+  const OutcomePtr chosen = whatIf_->whatIf();
+  if (!whatIf_->apply()) return false;
+  keepRun(*chosen, tr("what-if applied %1").arg(QTime::currentTime().toString()));
+  startRun(chosen->run, tr("the applied what-if (%1)").arg(compactConfig(chosen->run.options.policy)));
+  return true;
+}
+
+void MainWindow::discardWhatIf() {
+  whatIf_->discard();
+  const policy_config current = whatIf_->run().options.policy;
+  policyPanel_->setConfig(current);
+  pressurePlot_->setPolicy(current);
+  bridge_->postPolicy(current);  // the live run goes back to the current config too
+  loadPanel_->engineBox()->showOptions(whatIf_->run().options);  // and a what-if budget is undone
+  showWhatIf();
+}
+
+void MainWindow::keepRun(const RunOutcome& outcome, const QString& name) {
+  QString error;
+  const bool kept = !runs_->add(outcome.run, outcome.summary, name, &error).isEmpty();
+  report(kept, tr("Kept in Runs as “%1” (Ctrl+B pins the selected run as the baseline)").arg(name), error);
+}
+
+void MainWindow::recordFinished(const SnapshotPtr& s) {
+  run_description session = sessionAt(run_, *s);
+  const int changes = configChanges(session.commands);
+  const QString when = QTime::currentTime().toString();
+  if (changes == 0) {
+    session = wholeRun(std::move(session));  // one config throughout: the same as its whole run
+    recordName_ = tr("run %1").arg(when);
+    if (const OutcomePtr current = whatIf_->current();
+        current && current->error.isEmpty() && session_to_json(current->run) == session_to_json(session)) {
+      keepRun(*current, recordName_);
+      return;
+    }
+  } else {
+    recordName_ = tr("run %1 (%2 config changes)").arg(when).arg(changes);
+  }
+  recorder_->start(std::move(session));  // the same run headless, for its summary
+}
+
+void MainWindow::compareStored(const QString& referenceId, const QString& otherId) {
+  const StoredRun* a = runs_->find(referenceId);
+  const StoredRun* b = runs_->find(otherId);
+  if (!a || !b) return;
+  compare_->showComparison(a->baseline ? tr("★ %1").arg(a->name) : a->name, a->headline, b->name, b->headline);
+  compare_->setWhatIfActions(false, false);
+  compare_->setStatus(tr("Kept runs: <b>%1</b> (%2) against <b>%3</b> (%4).")
+                          .arg(a->name.toHtmlEscaped(), a->config, b->name.toHtmlEscaped(), b->config));
+  dockNamed("compareDock")->raise();
+}
+
+void MainWindow::proposeWhatIf(const policy_config& config) { whatIf_->propose(config); }
+
+OutcomePtr MainWindow::wholeRunWith(const policy_config& config) const {
+  run_description wanted = whatIf_->run();  // this load and engine, nothing else changed
+  wanted.options.policy = config;
+  const std::string text = session_to_json(wanted);
+  for (const OutcomePtr& o : {whatIf_->current(), whatIf_->whatIf()}) {
+    if (o && o->error.isEmpty() && session_to_json(o->run) == text) return o;
+  }
+  return nullptr;
+}
+
+void MainWindow::exportPolicyHonestly(const QString& path) {
+  const policy_config config = policyPanel_->config();
+  const auto snap = bridge_->current();
+  const double share =
+      snap ? governed_share(config_history(run_.options.policy, snap->command_log, snap->step), config) : 0;
+  const auto exportNow = [this, path] {
+    QString error;
+    report(exportPolicyConfig(path, &error), tr("Policy config written to %1").arg(path), error);
+  };
+  if (wholeRunWith(config) || share >= 1) return exportNow();
+  const auto answer = QMessageBox::question(
+      this, tr("Export the policy config"),
+      tr("This config governed %1 % of the live run; other thresholds made the rest. Run the whole "
+         "load with it first, so the provenance describes a run made under this config only?")
+          .arg(share * 100, 0, 'f', 0),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+  if (answer != QMessageBox::Yes) return exportNow();
+  statusBar()->showMessage(tr("Running the whole load with this config before exporting…"));
+  auto* once = new QObject(this);  // the connections go with it once the export is written
+  const auto ready = [this, config, exportNow, once] {
+    if (!wholeRunWith(config)) return;
+    exportNow();
+    once->deleteLater();
+  };
+  connect(whatIf_, &WhatIfController::currentChanged, once, ready);
+  connect(whatIf_, &WhatIfController::whatIfChanged, once, ready);
+  if (config == whatIf_->run().options.policy) {
+    whatIf_->ensureCurrent();
+  } else {
+    whatIf_->propose(config);
+  }
+}
+
+void MainWindow::exportStored(const QString& id) {
+  const QString path = askSavePath(tr("Export the run's session"), tr("kvscope session (*.kvscope.json)"),
+                                   QStringLiteral("run.kvscope.json"));
+  if (path.isEmpty()) return;
+  QString error;
+  report(runs_->exportRun(id, path, &error), tr("Session written to %1").arg(path), error);
+}
+
+}  // namespace kvscope::ui

@@ -13,7 +13,7 @@ constexpr std::uint64_t unique_salt = 0x6b7673636f706521ull;  // "kvscope!"
 block_manager::block_manager(paged_cache& cache, bool prefix_caching)
     : cache_(cache), prefix_caching_(prefix_caching && cache.config().max_tokens == 0) {}
 
-std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index) const {
+std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index, bool* unique) const {
   const std::uint64_t bs = cache_.block_size();
   const std::uint64_t last_token = (index + 1) * bs - 1;
   if (t.prefix_block_size > 0 && last_token < t.prompt_tokens) {
@@ -21,6 +21,7 @@ std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index) c
     // prefix_hashes[j] names the content of tokens [0, (j+1)·B): equal ids, equal blocks.
     if (j < t.prefix_hashes.size()) return chain_hash(t.prefix_hashes[j], index);
   }
+  if (unique != nullptr) *unique = true;
   return chain_hash(chain_hash(unique_salt, t.request_id), index);
 }
 
@@ -53,6 +54,9 @@ std::uint32_t block_manager::begin_sequence(sequence_id seq, const request& r,
   // Sequences sharing any block share their first prefix hash: one stream makes their shared
   // synthetic data identical, so quality is measured against the right originals.
   t.stream = r.prefix_hashes.empty() ? r.id : r.prefix_hashes.front();
+  // A request that ended before and came back may find stale blocks of its own under its unique
+  // hashes: it registers every block at once, so duplicates are refused as they always were.
+  t.hold_unique = !came_back_.contains(r.id);
 
   std::uint32_t hit_blocks = 0;
   if (prefix_caching_) {
@@ -95,7 +99,12 @@ void block_manager::register_new_full_blocks(tracked& t, std::uint32_t tokens) {
   const std::uint32_t full = std::min(tokens / cache_.block_size(), t.blocks);
   const auto table = *cache_.block_table(t.cache_id);
   for (; t.registered_blocks < full; ++t.registered_blocks) {
-    (void)prefix_.insert(block_hash(t, t.registered_blocks), table[t.registered_blocks]);
+    bool unique = false;
+    const std::uint64_t hash = block_hash(t, t.registered_blocks, &unique);
+    const block_id b = table[t.registered_blocks];
+    // Only this request could look a unique block up, and only after a preemption: it is held
+    // unfindable until then (end_sequence), and never indexed if the request simply finishes.
+    (void)(unique && t.hold_unique ? prefix_.hold(hash, b) : prefix_.insert(hash, b));
   }
 }
 
@@ -132,11 +141,25 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
   return true;
 }
 
-void block_manager::end_sequence(sequence_id seq) {
+void block_manager::end_sequence(sequence_id seq) { end(seq, false); }
+
+void block_manager::finish_sequence(sequence_id seq) { end(seq, true); }
+
+void block_manager::end(sequence_id seq, bool finished) {
   tracked& t = at(seq);
   const sequence_id cid = t.cache_id;
   const auto table = *cache_.block_table(cid);
   table_copy_.assign(table.begin(), table.end());
+  if (finished) {
+    came_back_.erase(t.request_id);
+  } else {
+    // It may come back and look its blocks up: make its held ones findable now. A duplicate
+    // cannot be refused here (its first admission), so this is what registering them at once did.
+    for (std::uint32_t i = 0; i < t.registered_blocks && i < table_copy_.size(); ++i) {
+      if (prefix_.is_held(table_copy_[i])) (void)prefix_.make_findable(table_copy_[i]);
+    }
+    came_back_.insert(t.request_id);
+  }
   released_.clear();
   assert_ok(cache_.drop_sequence(
       cid, prefix_caching_ ? retention::cache_full_blocks : retention::free_all, &released_));

@@ -8,6 +8,7 @@
 // evicted, oldest first, when an allocation would otherwise fail.
 #include <algorithm>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "memory/paged_cache.hpp"
@@ -31,6 +32,7 @@ class block_manager final : public kv_cache_manager {
                                std::uint32_t prompt_tokens) override;
   bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override;
   void end_sequence(sequence_id seq) override;
+  void finish_sequence(sequence_id seq) override;
   bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) override;
   bool could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const override;
   std::uint32_t total_frames() const override { return cache_.pool().frame_count(); }
@@ -59,12 +61,16 @@ class block_manager final : public kv_cache_manager {
     std::uint64_t stream = 0;
     std::uint32_t registered_blocks = 0;  // blocks [0, n) were offered to the prefix cache
     std::uint32_t blocks = 0;             // capacity in blocks: only this class changes it
+    bool hold_unique = false;             // unique blocks are held, not indexed (prefix_cache::hold)
   };
 
   // The tracked state of a scheduler sequence. Precondition: begin_sequence(seq) ran.
   tracked& at(sequence_id seq);
 
-  std::uint64_t block_hash(const tracked& t, std::uint32_t index) const;
+  // The content hash of block `index`; *unique (if given) is set when only this request's own
+  // blocks can carry it (a block past the request's prefix hashes).
+  std::uint64_t block_hash(const tracked& t, std::uint32_t index, bool* unique = nullptr) const;
+  void end(sequence_id seq, bool finished);
   bool evict_one();
   // Offers blocks that filled up to the prefix cache; the check for "none did" stays inline, as
   // it is the answer on every token but one in block_size.
@@ -90,6 +96,9 @@ class block_manager final : public kv_cache_manager {
   std::vector<sequence_id> cache_of_;  // by scheduler id; no_sequence when not begun
   std::vector<tracked> tracked_;       // by cache id; cache_id == no_sequence when unused
   prefix_cache_stats stats_;
+  // Requests that ended without finishing (preempted, or admitted and given back) and not yet
+  // finished: they may come back, so their unique blocks are findable.
+  std::unordered_set<std::uint64_t> came_back_;
   std::vector<block_id> released_;  // scratch for end_sequence
   std::vector<block_id> table_copy_;  // scratch for end_sequence
 };

@@ -26,6 +26,10 @@ class kv_cache_manager {
   // Frees every block of `seq` (full blocks stay cached for prefix hits, LRU, last block first).
   virtual void end_sequence(sequence_id seq) = 0;
 
+  // end_sequence for a request that is done and never comes back (not a preemption): a manager
+  // may then skip keeping what only that request could look up again.
+  virtual void finish_sequence(sequence_id seq) { end_sequence(seq); }
+
   // True when `tokens` more tokens fit while keeping `reserve_frames` frames free (admission),
   // evicting cached blocks (oldest first) as far as that is needed. Evicts nothing when even
   // evicting every cached block would not make room.

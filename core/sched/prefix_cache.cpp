@@ -28,6 +28,27 @@ bool prefix_cache::insert(std::uint64_t hash, block_id b) {
   if (!block_of_.insert(hash, b)) return false;
   n.hash = hash;
   n.registered = true;
+  n.indexed = true;
+  return true;
+}
+
+bool prefix_cache::hold(std::uint64_t hash, block_id b) {
+  node& n = at(b);
+  if (n.registered) return false;
+  n.hash = hash;
+  n.registered = true;
+  n.indexed = false;
+  return true;
+}
+
+bool prefix_cache::make_findable(block_id b) {
+  node& n = at(b);
+  assert(n.registered && !n.indexed);
+  if (!block_of_.insert(n.hash, b)) {
+    n.registered = false;
+    return false;
+  }
+  n.indexed = true;
   return true;
 }
 
@@ -64,8 +85,9 @@ block_id prefix_cache::pop_lru() {
 void prefix_cache::erase(block_id b) {
   if (b >= nodes_.size() || !nodes_[b].registered) return;
   revive(b);
-  block_of_.erase(nodes_[b].hash);
+  if (nodes_[b].indexed) block_of_.erase(nodes_[b].hash);
   nodes_[b].registered = false;
+  nodes_[b].indexed = false;
 }
 
 void prefix_cache::clear() {

@@ -20,6 +20,15 @@ class prefix_cache {
   // Registers full block `b` under `hash`; false (nothing changes) when the hash already names a
   // block or `b` already has a hash.
   bool insert(std::uint64_t hash, block_id b);
+  // Registers full block `b` under `hash` without making it findable: for a block only its own
+  // request could ever look up (a hash unique to the request), until that request is preempted
+  // and may come back (make_findable). Saves an index insert and erase for every such block of a
+  // request that simply finishes. False (nothing changes) when `b` already has a hash.
+  bool hold(std::uint64_t hash, block_id b);
+  // Makes a held block findable; false when another block already holds its hash (then `b` is
+  // unregistered, as insert() would have refused it).
+  bool make_findable(block_id b);
+  bool is_held(block_id b) const { return b < nodes_.size() && nodes_[b].registered && !nodes_[b].indexed; }
   bool contains(block_id b) const { return b < nodes_.size() && nodes_[b].registered; }
 
   // `b` (registered) reached refcount 0 and stays cached: it joins the most recent end.
@@ -32,7 +41,8 @@ class prefix_cache {
   void erase(block_id b);
 
   std::size_t cached_blocks() const noexcept { return cached_; }
-  std::size_t registered_blocks() const noexcept { return block_of_.size(); }
+  // Blocks findable by hash (held blocks are not).
+  std::size_t findable_blocks() const noexcept { return block_of_.size(); }
   void clear();
 
  private:
@@ -43,6 +53,7 @@ class prefix_cache {
     block_id prev = no_block;
     block_id next = no_block;
     bool registered = false;
+    bool indexed = false;  // registered and in block_of_ (a held block is not)
     bool queued = false;
   };
   node& at(block_id b);

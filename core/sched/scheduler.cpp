@@ -152,7 +152,7 @@ void scheduler::account(sequence_state& s, step_plan& plan) {
 
 void scheduler::complete(const step_plan& plan) {
   if (!plan.finished.empty()) {
-    for (sequence_id id : plan.finished) kv_.end_sequence(id);
+    for (sequence_id id : plan.finished) kv_.finish_sequence(id);
     std::erase_if(running_, [&](const sequence_state& s) {
       return std::find(plan.finished.begin(), plan.finished.end(), s.id) != plan.finished.end();
     });

@@ -86,5 +86,31 @@ TEST(PagedKvCache, SharedPrefixBlocksAreHitAndColdBlocksBornAtTheLevel) {
   EXPECT_EQ(cache.audit(), "");
 }
 
+// A block only its own request can carry (no prefix hash) is cached when the request ends either
+// way, but findable only when it may come back: a preempted request hits its own blocks, a
+// finished one leaves nothing in the hash index (it would never be looked up).
+TEST(PagedKvCache, UniqueBlocksAreFindableOnlyForARequestThatMayComeBack) {
+  paged_cache cache(tiny_cache(4ull << 20));
+  block_manager kv(cache, true);
+  const request a = make_request(1, 16 * 5 + 3);
+  EXPECT_EQ(kv.begin_sequence(0, a, a.prompt_tokens), 0u);
+  ASSERT_TRUE(kv.allocate_slots(0, a.prompt_tokens));
+  ASSERT_TRUE(cache.advance(kv.cache_id(0), a.prompt_tokens).has_value());
+  kv.finish_sequence(0);
+  // Five full blocks cached (LRU), none findable: the same request cannot hit them.
+  EXPECT_EQ(cache.pool().usage().tiers[ordinal(precision::fp16)].cached_blocks, 5u);
+  EXPECT_EQ(kv.begin_sequence(1, a, a.prompt_tokens), 0u);
+  kv.end_sequence(1);
+
+  const request b = make_request(2, 16 * 5 + 3);
+  EXPECT_EQ(kv.begin_sequence(2, b, b.prompt_tokens), 0u);
+  ASSERT_TRUE(kv.allocate_slots(2, b.prompt_tokens));
+  ASSERT_TRUE(cache.advance(kv.cache_id(2), b.prompt_tokens).has_value());
+  kv.end_sequence(2);  // preempted: it may come back
+  EXPECT_EQ(kv.begin_sequence(3, b, b.prompt_tokens), 16u * 5);
+  kv.finish_sequence(3);
+  EXPECT_EQ(cache.audit(), "");
+}
+
 }  // namespace
 }  // namespace kvscope

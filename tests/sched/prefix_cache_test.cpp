@@ -34,7 +34,7 @@ TEST(PrefixCache, EvictsLeastRecentlyCachedFirst) {
   EXPECT_EQ(c.pop_lru(), 0u);
   EXPECT_EQ(c.pop_lru(), 2u);
   EXPECT_EQ(c.pop_lru(), no_block);
-  EXPECT_EQ(c.registered_blocks(), 0u);
+  EXPECT_EQ(c.findable_blocks(), 0u);
 }
 
 TEST(PrefixCache, EraseForgetsEverywhere) {

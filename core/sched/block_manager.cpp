@@ -13,7 +13,13 @@ constexpr std::uint64_t unique_salt = 0x6b7673636f706521ull;  // "kvscope!"
 block_manager::block_manager(paged_cache& cache, bool prefix_caching)
     : cache_(cache), prefix_caching_(prefix_caching && cache.config().max_tokens == 0) {}
 
-std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index, bool* unique) const {
+bool block_manager::is_unique(const tracked& t, std::uint32_t index) const {
+  const std::uint64_t last_token = std::uint64_t{index + 1} * cache_.block_size() - 1;
+  return !(t.prefix_block_size > 0 && last_token < t.prompt_tokens &&
+           last_token / t.prefix_block_size < t.prefix_hashes.size());
+}
+
+std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index) const {
   const std::uint64_t bs = cache_.block_size();
   const std::uint64_t last_token = (index + 1) * bs - 1;
   if (t.prefix_block_size > 0 && last_token < t.prompt_tokens) {
@@ -21,7 +27,6 @@ std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index, b
     // prefix_hashes[j] names the content of tokens [0, (j+1)·B): equal ids, equal blocks.
     if (j < t.prefix_hashes.size()) return chain_hash(t.prefix_hashes[j], index);
   }
-  if (unique != nullptr) *unique = true;
   return chain_hash(chain_hash(unique_salt, t.request_id), index);
 }
 
@@ -99,12 +104,14 @@ void block_manager::register_new_full_blocks(tracked& t, std::uint32_t tokens) {
   const std::uint32_t full = std::min(tokens / cache_.block_size(), t.blocks);
   const auto table = *cache_.block_table(t.cache_id);
   for (; t.registered_blocks < full; ++t.registered_blocks) {
-    bool unique = false;
-    const std::uint64_t hash = block_hash(t, t.registered_blocks, &unique);
     const block_id b = table[t.registered_blocks];
     // Only this request could look a unique block up, and only after a preemption: it is held
-    // unfindable until then (end_sequence), and never indexed if the request simply finishes.
-    (void)(unique && t.hold_unique ? prefix_.hold(hash, b) : prefix_.insert(hash, b));
+    // unfindable until then (end_sequence hashes it), and never hashed if the request finishes.
+    if (t.hold_unique && is_unique(t, t.registered_blocks)) {
+      (void)prefix_.hold(b);
+    } else {
+      (void)prefix_.insert(block_hash(t, t.registered_blocks), b);
+    }
   }
 }
 
@@ -156,7 +163,7 @@ void block_manager::end(sequence_id seq, bool finished) {
     // It may come back and look its blocks up: make its held ones findable now. A duplicate
     // cannot be refused here (its first admission), so this is what registering them at once did.
     for (std::uint32_t i = 0; i < t.registered_blocks && i < table_copy_.size(); ++i) {
-      if (prefix_.is_held(table_copy_[i])) (void)prefix_.make_findable(table_copy_[i]);
+      if (prefix_.is_held(table_copy_[i])) (void)prefix_.make_findable(table_copy_[i], block_hash(t, i));
     }
     came_back_.insert(t.request_id);
   }

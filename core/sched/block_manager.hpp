@@ -67,9 +67,10 @@ class block_manager final : public kv_cache_manager {
   // The tracked state of a scheduler sequence. Precondition: begin_sequence(seq) ran.
   tracked& at(sequence_id seq);
 
-  // The content hash of block `index`; *unique (if given) is set when only this request's own
-  // blocks can carry it (a block past the request's prefix hashes).
-  std::uint64_t block_hash(const tracked& t, std::uint32_t index, bool* unique = nullptr) const;
+  // The content hash of block `index`.
+  std::uint64_t block_hash(const tracked& t, std::uint32_t index) const;
+  // True when block_hash(t, index) is unique to the request (a block past its prefix hashes).
+  bool is_unique(const tracked& t, std::uint32_t index) const;
   void end(sequence_id seq, bool finished);
   bool evict_one();
   // Offers blocks that filled up to the prefix cache; the check for "none did" stays inline, as

@@ -32,22 +32,22 @@ bool prefix_cache::insert(std::uint64_t hash, block_id b) {
   return true;
 }
 
-bool prefix_cache::hold(std::uint64_t hash, block_id b) {
+bool prefix_cache::hold(block_id b) {
   node& n = at(b);
   if (n.registered) return false;
-  n.hash = hash;
   n.registered = true;
   n.indexed = false;
   return true;
 }
 
-bool prefix_cache::make_findable(block_id b) {
+bool prefix_cache::make_findable(block_id b, std::uint64_t hash) {
   node& n = at(b);
   assert(n.registered && !n.indexed);
-  if (!block_of_.insert(n.hash, b)) {
+  if (!block_of_.insert(hash, b)) {
     n.registered = false;
     return false;
   }
+  n.hash = hash;
   n.indexed = true;
   return true;
 }

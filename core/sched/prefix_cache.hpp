@@ -20,14 +20,15 @@ class prefix_cache {
   // Registers full block `b` under `hash`; false (nothing changes) when the hash already names a
   // block or `b` already has a hash.
   bool insert(std::uint64_t hash, block_id b);
-  // Registers full block `b` under `hash` without making it findable: for a block only its own
-  // request could ever look up (a hash unique to the request), until that request is preempted
-  // and may come back (make_findable). Saves an index insert and erase for every such block of a
-  // request that simply finishes. False (nothing changes) when `b` already has a hash.
-  bool hold(std::uint64_t hash, block_id b);
-  // Makes a held block findable; false when another block already holds its hash (then `b` is
-  // unregistered, as insert() would have refused it).
-  bool make_findable(block_id b);
+  // Registers full block `b` without making it findable: for a block only its own request could
+  // ever look up (a hash unique to the request), until that request is preempted and may come
+  // back (make_findable gives the hash then). Saves hashing, an index insert and an erase for
+  // every such block of a request that simply finishes. False (nothing changes) when `b` is
+  // already registered.
+  bool hold(block_id b);
+  // Makes a held block findable under `hash`; false when another block already holds the hash
+  // (then `b` is unregistered, as insert() would have refused it).
+  bool make_findable(block_id b, std::uint64_t hash);
   bool is_held(block_id b) const { return b < nodes_.size() && nodes_[b].registered && !nodes_[b].indexed; }
   bool contains(block_id b) const { return b < nodes_.size() && nodes_[b].registered; }
 

@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   add_tune_command(app, exit_code);
   add_bench_command(app, exit_code);
   add_tour_command(app, exit_code);
+  add_man_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -3,7 +3,9 @@
 #
 #   tests/fuzz/run_fuzz.sh [--seconds N] [--build DIR] [--cxx CLANG] [--jobs J] [TARGET...]
 #
-# TARGETs: azure burstgpt vidur mooncake native detect gen_spec policy (default: all).
+# TARGETs: azure burstgpt vidur mooncake native detect gen_spec policy, and the document targets
+# session model_config vllm_bench tour (default: all). The document targets need all of core:
+# it is built once with CMake and the same clang flags into DIR/core.
 # Builds core/load, the policy file code and the fuzz bodies with clang (-fsanitize=fuzzer,address,undefined) into
 # DIR (default build/fuzz), then runs each target for N seconds (default 60) starting from
 # tests/fuzz/corpus/TARGET. New corpus entries and crash artifacts stay in DIR; copy a crash
@@ -28,7 +30,9 @@ while [[ $# -gt 0 ]]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[[ ${#targets[@]} -gt 0 ]] || targets=(azure burstgpt vidur mooncake native detect gen_spec policy)
+[[ ${#targets[@]} -gt 0 ]] ||
+  targets=(azure burstgpt vidur mooncake native detect gen_spec policy session model_config vllm_bench tour)
+is_document() { [[ "$1" =~ ^(session|model_config|vllm_bench|tour)$ ]]; }
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer $sanitize -I"$root/core" -I"$root/tests/fuzz"
@@ -44,7 +48,7 @@ rm -f "$build/gen/kvscope_version.hpp.new"
 # Compile (only what changed) the load and policy file sources with coverage instrumentation.
 sources=("$root"/core/load/*.cpp "$root"/core/io/{policy_file,text_checks,json_checks}.cpp
          "$root"/core/policy/{level,policy_config}.cpp "$root"/core/util/{atomic_write,output_path}.cpp
-         "$root/tests/fuzz/fuzz_bodies.cpp")
+         "$root/tests/fuzz/fuzz_bodies.cpp" "$root/tests/fuzz/fuzz_file_bodies.cpp")
 objects=()
 to_build=()
 for src in "${sources[@]}"; do
@@ -68,7 +72,19 @@ for t in "${targets[@]}"; do
   entry="$root/tests/fuzz/fuzz_$t.cpp"
   [[ -f "$entry" ]] || { echo "run_fuzz.sh: no target '$t'" >&2; exit 2; }
   bin="$build/fuzz_$t"
-  "$cxx" "${flags[@]}" -fsanitize=fuzzer "$entry" "${objects[@]}" -lsimdjson -o "$bin"
+  if is_document "$t"; then
+    # All of core, instrumented alike; the fuzz bodies from the objects above.
+    if [[ ! -f "$build/core/core/libkvscope_core.a" ]]; then
+      cmake -S "$root" -B "$build/core" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$cxx" \
+        -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer $sanitize -fsanitize=fuzzer-no-link" \
+        -DKVSCOPE_BUILD_GUI=OFF -DKVSCOPE_BUILD_TESTS=OFF -DKVSCOPE_BUILD_BENCHMARKS=OFF -DKVSCOPE_MPI=OFF >/dev/null
+    fi
+    ninja -C "$build/core" -j "$jobs" kvscope_core >/dev/null
+    "$cxx" "${flags[@]}" -I"$build/core/core" -fsanitize=fuzzer "$entry" "$build/obj/fuzz_bodies.o" \
+      "$build/obj/fuzz_file_bodies.o" "$build/core/core/libkvscope_core.a" -ltbb -lsimdjson -o "$bin"
+  else
+    "$cxx" "${flags[@]}" -fsanitize=fuzzer "$entry" "${objects[@]:0:${#objects[@]}-1}" -lsimdjson -o "$bin"
+  fi
   mkdir -p "$build/corpus/$t"
   echo "run_fuzz.sh: fuzzing $t for ${seconds}s"
   log="$build/fuzz_$t.log"

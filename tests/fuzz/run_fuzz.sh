@@ -47,14 +47,14 @@ rm -f "$build/gen/kvscope_version.hpp.new"
 
 # Compile (only what changed) the load and policy file sources with coverage instrumentation.
 sources=("$root"/core/load/*.cpp "$root"/core/io/{policy_file,text_checks,json_checks}.cpp
-         "$root"/core/policy/{level,policy_config}.cpp "$root"/core/util/{atomic_write,output_path}.cpp
+         "$root"/core/quant/level.cpp "$root"/core/policy/policy_config.cpp "$root"/core/util/{atomic_write,output_path,temp_registry}.cpp
          "$root/tests/fuzz/fuzz_bodies.cpp" "$root/tests/fuzz/fuzz_file_bodies.cpp")
 objects=()
 to_build=()
 for src in "${sources[@]}"; do
   obj="$build/obj/$(basename "${src%.cpp}").o"
   objects+=("$obj")
-  newest_header=$(ls -t "$root"/core/{load,io,policy,util}/*.hpp "$root/tests/fuzz/fuzz_bodies.hpp" |
+  newest_header=$(ls -t "$root"/core/{load,io,policy,quant,util}/*.hpp "$root/tests/fuzz/fuzz_bodies.hpp" |
                   head -1)
   if [[ ! -f "$obj" || "$src" -nt "$obj" || "$newest_header" -nt "$obj" ]]; then
     to_build+=("$src")

@@ -15,6 +15,10 @@ packages=(
 if [[ "${1:-}" == "--dev" ]]; then
   packages+=(clang-14 libclang-rt-14-dev valgrind linux-perf)
 fi
+# Tools that check the .deb (packaging/check-package.sh): `install-deps.sh --package`.
+if [[ "${1:-}" == "--package" ]]; then
+  packages+=(lintian desktop-file-utils appstream man-db)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

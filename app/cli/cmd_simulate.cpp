@@ -151,7 +151,7 @@ int run_simulate(const simulate_options& o) {
   // Before anything is read, written or run: no output may be unwritable or replace an input.
   auto outputs = outputs_of(o.out);
   outputs.push_back({"--session", o.session_path});
-  if (auto problem = check_outputs(outputs, {{"--load", trace_of(o.base.load.spec)},
+  if (auto problem = check_outputs(outputs, {{"--load", load_file_of(o.base.load.spec)},
                                              {"--policy", o.base.policy_path}})) {
     print_error(*problem);
     return exit_bad_input;
@@ -183,22 +183,44 @@ void add_simulate_command(CLI::App& root, int& exit_code) {
   cmd->callback([o, &exit_code] { exit_code = run_simulate(*o); });
 }
 
+// Whether a replay may go on: the trace must be the one the session was run on, unless --force.
+bool trace_unchanged(const run_description& s, const std::string& session, bool force) {
+  const auto check = check_trace_checksum(s, session);
+  if (check.result == trace_check_result::unrecorded) {
+    std::cerr << "kvscope-cli: note: " << check.message << '\n';
+  } else if (check.result == trace_check_result::differs) {
+    if (!force) {
+      print_error(check.message + " (--force replays it anyway)");
+      return false;
+    }
+    std::cerr << "kvscope-cli: warning: " << check.message << "; replaying anyway (--force)\n";
+  }
+  return true;
+}
+
 void add_replay_command(CLI::App& root, int& exit_code) {
   auto path = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
   auto out = std::make_shared<output_options>();
   auto* cmd = root.add_subcommand(
       "replay", "Re-run a session file (load, options and command log) and print its summary");
   cmd->add_option("--session", *path, "Session file")->required()->check(CLI::ExistingFile);
+  cmd->add_flag("--force", *force,
+                "Replay even if the trace file's checksum differs from the one the session recorded");
   add_output_options(*cmd, *out);
-  cmd->callback([path, out, &exit_code] {
+  cmd->callback([path, force, out, &exit_code] {
     auto s = read_session(*path);
     if (!s) {
       print_error(s.error());
       exit_code = exit_bad_input;
       return;
     }
-    if (auto problem = check_outputs(outputs_of(*out), {{"--session", *path}, {"load", trace_of(s->load_spec)}})) {
+    if (auto problem = check_outputs(outputs_of(*out), {{"--session", *path}, {"load", load_file_of(s->load_spec)}})) {
       print_error(*problem);
+      exit_code = exit_bad_input;
+      return;
+    }
+    if (!trace_unchanged(*s, *path, *force)) {
       exit_code = exit_bad_input;
       return;
     }

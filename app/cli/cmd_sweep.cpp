@@ -39,7 +39,7 @@ struct sweep_options {
 
 int run_sweep(const sweep_options& o) {
   // Before anything is read, written or run: the output must be writable and replace no input.
-  if (auto problem = check_outputs({{"--out", o.out}}, {{"--load", trace_of(o.base.load.spec)},
+  if (auto problem = check_outputs({{"--out", o.out}}, {{"--load", load_file_of(o.base.load.spec)},
                                                         {"--policy", o.base.policy_path},
                                                         {"--configs", o.space.configs_path}})) {
     print_error(*problem);

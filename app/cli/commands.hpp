@@ -23,6 +23,8 @@ void add_simulate_command(CLI::App& root, int& exit_code);
 void add_vllm_bench_commands(CLI::App& root, int& exit_code);
 void add_replay_command(CLI::App& root, int& exit_code);
 void add_tour_command(CLI::App& root, int& exit_code);
+// Hidden: the manual page and bash completion, generated from `root` (after every other command).
+void add_man_command(CLI::App& root, int& exit_code);
 void add_sweep_command(CLI::App& root, int& exit_code);  // sweep and sweep-merge
 void add_pareto_command(CLI::App& root, int& exit_code);
 void add_tune_command(CLI::App& root, int& exit_code);

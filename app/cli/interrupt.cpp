@@ -2,6 +2,8 @@
 
 #include <csignal>
 
+#include "util/temp_registry.hpp"
+
 namespace kvscope::cli {
 namespace {
 
@@ -14,7 +16,28 @@ void on_signal(int signal) {
   ::sigaction(signal, signal == SIGINT ? &previous_int : &previous_term, nullptr);
 }
 
+// Only async-signal-safe calls: unlink (in the registry), sigaction, raise.
+void remove_temporaries_and_reraise(int signal) {
+  remove_live_temporaries();
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  ::sigaction(signal, &fallback, nullptr);
+  ::raise(signal);  // blocked until this handler returns, then the default action
+}
+
 }  // namespace
+
+void remove_temporaries_on_fatal_signals() {
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (::sigaction(signal, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_handler = remove_temporaries_and_reraise;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal, &action, nullptr);
+  }
+}
 
 interrupt_guard::interrupt_guard() {
   interrupted = false;

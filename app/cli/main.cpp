@@ -2,11 +2,31 @@
 #include <CLI/CLI.hpp>
 
 #include <exception>
+#include <new>
+#include <string>
 #include <iostream>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 #include "kvscope_version.hpp"
+
+namespace {
+
+constexpr const char* out_of_memory_hint =
+    " (a smaller --budget, a shorter load or --payload accounting needs less)";
+
+// The subcommand that was running ("bench engine"), for messages.
+std::string command_name(const CLI::App& app) {
+  std::string name;
+  for (const CLI::App* a = &app; !a->get_subcommands().empty();) {
+    a = a->get_subcommands().front();
+    name += (name.empty() ? "" : " ") + a->get_name();
+  }
+  return name.empty() ? "kvscope-cli" : name;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace kvscope::cli;
@@ -15,6 +35,7 @@ int main(int argc, char** argv) {
   app.name("kvscope-cli");
   app.set_version_flag("--version", std::string("kvscope-cli ") + kvscope::version_string);
   app.require_subcommand(1);
+  remove_temporaries_on_fatal_signals();
 
   int exit_code = exit_ok;
   add_policy_command(app, exit_code);
@@ -29,6 +50,7 @@ int main(int argc, char** argv) {
   add_tune_command(app, exit_code);
   add_bench_command(app, exit_code);
   add_tour_command(app, exit_code);
+  add_man_command(app, exit_code);
 
   try {
     app.parse(argc, argv);
@@ -41,6 +63,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return exit_bad_input;
+  } catch (const std::bad_alloc&) {
+    // Anywhere in a command: the run's memory (a huge budget, a pathological load) did not fit.
+    print_error("out of memory while running '" + command_name(app) + "'" + out_of_memory_hint);
+    return exit_runtime_failure;
   } catch (const std::exception& e) {
     print_error(e.what());
     return exit_runtime_failure;

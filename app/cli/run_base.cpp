@@ -49,12 +49,6 @@ std::vector<std::string> run_base_flags::typed() const {
   return out;
 }
 
-std::string trace_of(const std::string& spec) {
-  if (spec.starts_with("gen:")) return {};
-  if (spec.starts_with("bench:")) return spec.substr(6);
-  return spec;
-}
-
 int check_trace(const run_description& run) {
   if (run.load_spec.rfind("gen:", 0) == 0) return exit_ok;
   try {

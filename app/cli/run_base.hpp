@@ -4,6 +4,7 @@
 // table shown at a place (run_option_flags), turned into a run_description.
 #include <string>
 
+#include "io/trace_checksum.hpp"  // load_file_of, for the checks that no output replaces an input
 #include "load_options.hpp"
 #include "run/run_description.hpp"
 #include "run_option_flags.hpp"
@@ -28,10 +29,6 @@ struct run_base_flags {
   // The options given, as typed ("--budget 16MiB"), for a provenance.
   std::vector<std::string> typed() const;
 };
-
-// The file a load spec names ("" for a generated load; the result file of a bench: load), for
-// the checks that no output replaces an input.
-std::string trace_of(const std::string& spec);
 
 // Reads a trace once before a long run, so a bad row or an impossible length is refused with
 // its file, line and field before any long work (generated loads are checked by their spec).

@@ -13,8 +13,10 @@
 #include "io/json_checks.hpp"
 #include "io/policy_file.hpp"
 #include "io/text_checks.hpp"
+#include "io/trace_checksum.hpp"
 #include "run/option_table.hpp"
 #include "util/atomic_write.hpp"
+#include "util/sha256.hpp"
 
 namespace kvscope {
 namespace {
@@ -156,6 +158,14 @@ logged_command parse_command(const json& j, const std::string& path) {
   return c;
 }
 
+bool is_sha256_hex(std::string_view text) {
+  if (text.size() != 64) return false;
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string session_to_json(const run_description& s) {
@@ -166,6 +176,8 @@ std::string session_to_json(const run_description& s) {
                {"skip_bad_rows", s.skip_bad_rows}};
   // Written only when the arrivals are scaled, so files of unscaled runs are as before.
   if (s.arrival_time_scale != 1.0) j["load"]["arrival_time_scale"] = s.arrival_time_scale;
+  // Written only for a trace file, so sessions of generated loads are as before.
+  if (!s.trace_sha256.empty()) j["load"]["trace_sha256"] = s.trace_sha256;
   auto& options = j["options"];
   options = json::object();
   for (const auto& spec : option_table()) {
@@ -203,7 +215,7 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
     run_description s;
     if (!j.contains("load")) fail("load", "missing");
     const auto& load = j.at("load");
-    only_keys(load, "load", {"spec", "format", "skip_bad_rows", "arrival_time_scale"});
+    only_keys(load, "load", {"spec", "format", "skip_bad_rows", "arrival_time_scale", "trace_sha256"});
     read_field(load, "load", "spec", s.load_spec);
     if (s.load_spec.empty()) fail("load.spec", "missing or empty");
     std::string format = "auto";
@@ -215,6 +227,10 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
     read_field(load, "load", "arrival_time_scale", s.arrival_time_scale);
     if (!(s.arrival_time_scale > 0) || !std::isfinite(s.arrival_time_scale)) {
       fail("load.arrival_time_scale", "expected a positive number");
+    }
+    read_field(load, "load", "trace_sha256", s.trace_sha256);
+    if (load.contains("trace_sha256") && !is_sha256_hex(s.trace_sha256)) {
+      fail("load.trace_sha256", "expected 64 lowercase hexadecimal digits");
     }
 
     if (j.contains("options")) {
@@ -250,7 +266,14 @@ expected<run_description, std::string> read_session(const std::filesystem::path&
   return session_from_json(*text, path.string());
 }
 
-expected<void, std::string> write_session(const std::filesystem::path& path, const run_description& s) {
+expected<void, std::string> write_session(const std::filesystem::path& path, run_description s) {
+  // A replay checks the trace against this; a session replayed with --force keeps its own.
+  const std::string trace = load_file_of(s.load_spec);
+  if (s.trace_sha256.empty() && !trace.empty()) {
+    auto digest = sha256_file(trace);
+    if (!digest) return unexpected{digest.error()};
+    s.trace_sha256 = std::move(*digest);
+  }
   return write_file_atomically(path, session_to_json(s));
 }
 

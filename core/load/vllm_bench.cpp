@@ -158,7 +158,7 @@ expected<vllm_bench_result, std::string> parse_vllm_bench(std::string_view text,
   json j;
   try {
     j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a parse error, or a number past a double (1e400)
     return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
   }
   try {

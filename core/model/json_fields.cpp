@@ -30,7 +30,7 @@ expected<nlohmann::json, std::string> parse_json_object(std::string_view text,
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a parse error, or a number past a double (1e400)
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." → tail
     if (const auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);

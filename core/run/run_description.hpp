@@ -23,6 +23,9 @@ struct run_description {
   // Every arrival time is multiplied by this (0.5 = the same requests at twice the rate): what
   // a capacity search varies. Applied as the load is read; the load's own files are untouched.
   double arrival_time_scale = 1.0;
+  // SHA-256 of the trace file's bytes (64 lowercase hex digits) as a session recorded it; empty
+  // for a generated load and for sessions written before kvscope recorded it.
+  std::string trace_sha256;
 };
 
 // Opens the run's load afresh, its arrivals scaled by arrival_time_scale (throws load_error).

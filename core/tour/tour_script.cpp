@@ -337,7 +337,7 @@ expected<tour_script, std::string> parse_tour_script(std::string_view text, std:
   json j;
   try {
     j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a parse error, or a number past a double (1e400)
     return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
   }
   try {

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "util/output_path.hpp"
+#include "util/temp_registry.hpp"
 
 namespace kvscope {
 namespace {
@@ -29,7 +30,13 @@ void atomic_file::discard() {
   if (fd_ < 0) return;
   ::close(fd_);
   fd_ = -1;
+  remove_temporary();
+}
+
+void atomic_file::remove_temporary() noexcept {
   ::unlink(temp_.c_str());
+  unregister_temporary(registered_);
+  registered_ = -1;
 }
 
 expected<void, std::string> atomic_file::open(std::filesystem::path target) {
@@ -44,6 +51,7 @@ expected<void, std::string> atomic_file::open(std::filesystem::path target) {
   temp_ = dir / ("." + final_.filename().string() + ".tmp-" + std::to_string(entropy()));
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) return unexpected{errno_message(target_, "cannot create temporary file")};
+  registered_ = register_temporary(temp_.c_str());
   // Replacing a file must not widen (or narrow) who may read it.
   struct stat st {};
   if (::stat(final_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd_, st.st_mode & 07777);
@@ -92,20 +100,23 @@ expected<void, std::string> atomic_file::commit() {
   fd_ = -1;
   if (!synced || !closed) {
     auto message = errno_message(target_, "flush failed");
-    ::unlink(temp_.c_str());
+    remove_temporary();
     return unexpected{message};
   }
   // Something may have taken the target's place since open(): a FIFO or device would be
   // replaced by rename(), so look again.
   if (auto replaceable = check_replaceable(target_); !replaceable) {
-    ::unlink(temp_.c_str());
+    remove_temporary();
     return replaceable;
   }
   if (::rename(temp_.c_str(), final_.c_str()) != 0) {
     auto message = errno_message(target_, "cannot replace file");
-    ::unlink(temp_.c_str());
+    remove_temporary();
     return unexpected{message};
   }
+  // Forgotten only after the rename: a signal just before it still finds the temporary.
+  unregister_temporary(registered_);
+  registered_ = -1;
   return {};
 }
 

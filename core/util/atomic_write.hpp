@@ -1,7 +1,8 @@
 #pragma once
 // Files that readers see either as they were or whole: written to a temporary file in the same
 // directory, synced, then renamed over the target. Every writer of the project goes through
-// here (configs, sessions, summaries, metrics CSV, recorded loads).
+// here (configs, sessions, summaries, metrics CSV, recorded loads). Open temporaries are listed
+// in util/temp_registry, so a program's SIGINT/SIGTERM handler can remove them.
 // A target that is a symbolic link is written through: the file at the end of the link is
 // replaced and the link stays. A target that is neither absent nor a regular file (a directory,
 // FIFO, device, socket) is refused, never replaced (see output_path.hpp).
@@ -39,8 +40,12 @@ class atomic_file {
  private:
   expected<void, std::string> flush_buffer();
 
+  // Removes the temporary file and forgets its registration.
+  void remove_temporary() noexcept;
+
   std::filesystem::path target_, final_, temp_;  // as given, links resolved, temporary
   int fd_ = -1;
+  int registered_ = -1;  // temp_'s slot in util/temp_registry, removed there on a fatal signal
   std::string buffer_;
 };
 

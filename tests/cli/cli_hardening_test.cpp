@@ -4,8 +4,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "process.hpp"
 #include "temp_dir.hpp"
@@ -33,18 +31,13 @@ TEST(CliInputs, PolicyNumberOutOfRangeExitsTwoNamingTheField) {
   }
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // A trace, a policy and a FIFO in a fresh folder; simulate/record/replay runs against them.
 class CliOutputs : public ::testing::Test {
  protected:
   CliOutputs() {
     trace = dir.file("trace.csv");
-    write_text(trace, slurp(data_path("vidur_sample.csv")));
-    trace_bytes = slurp(trace);
+    write_text(trace, read_text(data_path("vidur_sample.csv")));
+    trace_bytes = read_text(trace);
     policy = dir.file("p.json");
     write_text(policy, "{\"q8_threshold\": 0.7}\n");
     fifo = dir.file("fifo");
@@ -64,8 +57,8 @@ class CliOutputs : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(r.err, "kvscope-cli: " + message + "\n");
     EXPECT_EQ(r.out, "");
-    EXPECT_EQ(slurp(trace), trace_bytes);
-    EXPECT_EQ(slurp(policy), "{\"q8_threshold\": 0.7}\n");
+    EXPECT_EQ(read_text(trace), trace_bytes);
+    EXPECT_EQ(read_text(policy), "{\"q8_threshold\": 0.7}\n");
     int entries = 0;
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
     EXPECT_EQ(entries, 4) << "an output was written before the refusal";
@@ -116,7 +109,7 @@ TEST_F(CliOutputs, SimulateWritesThroughALinkAndStdoutStillWorks) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
   EXPECT_TRUE(std::filesystem::is_symlink(link));
-  EXPECT_EQ(slurp(metrics).rfind("step,", 0), 0u);
+  EXPECT_EQ(read_text(metrics).rfind("step,", 0), 0u);
 }
 
 TEST_F(CliOutputs, RecordRefusesToOverwriteItsTrace) {
@@ -130,12 +123,12 @@ TEST_F(CliOutputs, RecordRefusesToOverwriteItsTrace) {
 TEST_F(CliOutputs, ReplayRefusesToOverwriteItsSession) {
   const auto session = dir.file("s.json");
   ASSERT_EQ(simulate({"--session", session}).exit_code, 0);
-  const auto before = slurp(session);
+  const auto before = read_text(session);
   const auto r = run_process({cli_path(), "replay", "--session", session, "--summary-json", session});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "kvscope-cli: --summary-json " + session + " is the same file as the input --session " +
                        session + ": refusing to overwrite an input\n");
-  EXPECT_EQ(slurp(session), before);
+  EXPECT_EQ(read_text(session), before);
 }
 
 }  // namespace

@@ -14,10 +14,7 @@
 namespace kvscope::fuzz {
 namespace {
 
-[[noreturn]] void broken(const char* what) {
-  std::fprintf(stderr, "fuzz invariant broken: %s\n", what);
-  std::abort();
-}
+using detail::broken;
 
 // Reads the input as `format`, strictly and then skipping bad rows; checks what every load
 // promises: ids in order, times from 0 and never decreasing, prefix fields consistent. When the
@@ -126,6 +123,11 @@ void run_one(target t, const std::uint8_t* data, std::size_t size) {
     case target::gen_spec: return parse_spec(text);
     case target::policy: return parse_policy(text);
   }
+}
+
+void detail::broken(const char* what) {
+  std::fprintf(stderr, "fuzz invariant broken: %s\n", what);
+  std::abort();
 }
 
 }  // namespace kvscope::fuzz

@@ -8,8 +8,18 @@
 namespace kvscope::fuzz {
 
 enum class target { azure, burstgpt, vidur, mooncake, native, detect, gen_spec, policy };
+// Documents of the other readers (fuzz_file_bodies.cpp, which needs all of core).
+enum class document { session, model_config, vllm_bench, tour };
 
 // Runs one input through `t`; aborts when an invariant is broken.
 void run_one(target t, const std::uint8_t* data, std::size_t size);
+
+// Runs one input through the reader of `d`; aborts when an invariant is broken.
+void run_document(document d, const std::uint8_t* data, std::size_t size);
+
+namespace detail {
+// Aborts with `what` on stderr: an invariant of a target is broken.
+[[noreturn]] void broken(const char* what);
+}  // namespace detail
 
 }  // namespace kvscope::fuzz

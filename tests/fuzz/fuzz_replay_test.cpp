@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <type_traits>
 
 #include "fuzz_bodies.hpp"
 
@@ -14,7 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void replay_dir(target t, const fs::path& dir) {
+template <class Kind>
+void replay_dir(Kind t, const fs::path& dir) {
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
   int n = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -22,7 +24,12 @@ void replay_dir(target t, const fs::path& dir) {
     std::ifstream in(entry.path(), std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     SCOPED_TRACE(entry.path().string());
-    run_one(t, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    if constexpr (std::is_same_v<Kind, target>) {
+      run_one(t, data, bytes.size());
+    } else {
+      run_document(t, data, bytes.size());
+    }
     ++n;
   }
   EXPECT_GT(n, 0) << dir;
@@ -38,6 +45,10 @@ TEST(FuzzCorpus, Native) { replay_dir(target::native, corpus / "native"); }
 TEST(FuzzCorpus, Detect) { replay_dir(target::detect, corpus / "detect"); }
 TEST(FuzzCorpus, GenSpec) { replay_dir(target::gen_spec, corpus / "gen_spec"); }
 TEST(FuzzCorpus, Policy) { replay_dir(target::policy, corpus / "policy"); }
+TEST(FuzzCorpus, Session) { replay_dir(document::session, corpus / "session"); }
+TEST(FuzzCorpus, ModelConfig) { replay_dir(document::model_config, corpus / "model_config"); }
+TEST(FuzzCorpus, VllmBench) { replay_dir(document::vllm_bench, corpus / "vllm_bench"); }
+TEST(FuzzCorpus, Tour) { replay_dir(document::tour, corpus / "tour"); }
 TEST(FuzzCorpus, TestDataThroughDetection) { replay_dir(target::detect, KVSCOPE_TEST_DATA_DIR); }
 
 TEST(FuzzCorpus, EmptyAndTinyInputs) {
@@ -46,6 +57,11 @@ TEST(FuzzCorpus, EmptyAndTinyInputs) {
     run_one(t, nullptr, 0);
     const std::uint8_t one[] = {'\n'};
     run_one(t, one, 1);
+  }
+  for (auto d : {document::session, document::model_config, document::vllm_bench, document::tour}) {
+    run_document(d, nullptr, 0);
+    const std::uint8_t one[] = {'\n'};
+    run_document(d, one, 1);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "temp_dir.hpp"
 #include "util/atomic_write.hpp"
+#include "util/temp_registry.hpp"
 
 namespace kvscope {
 namespace {
@@ -75,6 +76,38 @@ TEST(AtomicFile, DroppedBeforeCommitLeavesTheTargetAndNoTemporary) {
   }
   EXPECT_EQ(read_all(path), "kept");
   EXPECT_EQ(entries_in(dir.path()), 1);
+}
+
+// An open writer's temporary is registered, so a signal handler can remove it (util/temp_registry).
+TEST(TempRegistry, RemovesAnOpenWritersTemporaryAndNothingElse) {
+  test::temp_dir dir;
+  test::write_text(dir.file("kept.csv"), "old\n");
+  atomic_file file;
+  ASSERT_TRUE(file.open(dir.file("kept.csv")).has_value());
+  ASSERT_TRUE(file.write("new\n").has_value());
+  EXPECT_EQ(entries_in(dir.path()), 2);
+  remove_live_temporaries();
+  EXPECT_EQ(entries_in(dir.path()), 1);
+  EXPECT_EQ(read_all(dir.file("kept.csv")), "old\n");
+  file.discard();
+}
+
+TEST(TempRegistry, ACommittedFileIsNoLongerRegistered) {
+  test::temp_dir dir;
+  ASSERT_TRUE(write_file_atomically(dir.file("a.txt"), "a\n").has_value());
+  remove_live_temporaries();
+  EXPECT_EQ(read_all(dir.file("a.txt")), "a\n");
+}
+
+TEST(TempRegistry, SlotsAreReusedAndRunOutGracefully) {
+  std::vector<int> slots;
+  for (std::size_t i = 0; i < temp_registry_slots; ++i) slots.push_back(register_temporary("/nonexistent/x"));
+  for (int s : slots) EXPECT_GE(s, 0);
+  EXPECT_EQ(register_temporary("/nonexistent/y"), -1);
+  for (int s : slots) unregister_temporary(s);
+  const int again = register_temporary("/nonexistent/z");
+  EXPECT_GE(again, 0);
+  unregister_temporary(again);
 }
 
 }  // namespace

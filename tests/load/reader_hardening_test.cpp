@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "load/native_format.hpp"
+#include "load/vllm_bench.hpp"
 #include "load_test_util.hpp"
 
 namespace kvscope {
@@ -60,6 +61,14 @@ TEST(ReaderText, NativeHeaderWithAKeyGivenTwiceIsRefused) {
   EXPECT_EQ(error_reading(R"({"format":"kvscope-load","version":1,"source":"a","source":"b"})"
                           "\n" + row),
             "t.csv:1: header field 'source' given twice");
+}
+
+// Found by fuzzing: a number past a double threw out of the parser (and ended the program).
+TEST(VllmBenchText, ANumberPastADoubleIsAnErrorNamingTheSource) {
+  const auto r = parse_vllm_bench(R"({"completed": 1, "duration": 1e400})", "r.json");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().rfind("r.json: invalid JSON: ", 0), 0u) << r.error();
+  EXPECT_NE(r.error().find("1e400"), std::string::npos) << r.error();
 }
 
 }  // namespace

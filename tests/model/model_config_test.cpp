@@ -200,5 +200,13 @@ TEST(ModelConfig, ReadsFilesAndNamesConfigJsonAfterItsFolder) {
   EXPECT_EQ(missing.error(), (dir.path() / "absent.json").string() + ": cannot open file");
 }
 
+// Found by fuzzing: a number past a double threw out of the parser (and ended the program).
+TEST(ModelConfig, ANumberPastADoubleIsAnErrorNamingTheSource) {
+  const auto c = parse_model_config(R"({"rms_norm_eps": 1e606})", "c.json");
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().rfind("c.json: invalid JSON: ", 0), 0u) << c.error();
+  EXPECT_NE(c.error().find("1e606"), std::string::npos) << c.error();
+}
+
 }  // namespace
 }  // namespace kvscope

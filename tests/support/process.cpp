@@ -7,7 +7,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "temp_dir.hpp"
@@ -15,16 +14,6 @@
 extern char** environ;
 
 namespace kvscope::test {
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
 
 process_result run_process(const std::vector<std::string>& argv, const std::string& stdin_text) {
   // Files rather than pipes: no deadlock however much the child prints.
@@ -53,8 +42,8 @@ process_result run_process(const std::vector<std::string>& argv, const std::stri
 
   process_result result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
+  result.out = read_text(out_path);
+  result.err = read_text(err_path);
   return result;
 }
 

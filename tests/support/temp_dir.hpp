@@ -21,7 +21,7 @@ class temp_dir {
 
 // Writes `content` to `path` (test setup helper; not atomic).
 void write_text(const std::string& path, const std::string& content);
-// The bytes of the file at `path` ("" when it cannot be read).
+// A file's bytes ("" if it cannot be read).
 std::string read_text(const std::string& path);
 
 }  // namespace kvscope::test

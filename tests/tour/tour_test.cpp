@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tour/tour_run.hpp"
+#include "tour/tour_script.hpp"
 #include "tour/tour_text.hpp"
 
 namespace kvscope {
@@ -367,6 +368,13 @@ TEST(TourScript, TheExampleInTheDocsRuns) {
 
 TEST(TourText, WrapsAtSpaces) {
   EXPECT_EQ(wrap_text("one two three four", 9, "  "), "  one two\n  three\n  four\n");
+}
+
+// Found by fuzzing: a number past a double threw out of the parser (and ended the program).
+TEST(TourScript, ANumberPastADoubleIsAnErrorNamingTheSource) {
+  const auto t = parse_tour_script(R"({"steps": [{"run": 11222e2401122}]})", "t.json");
+  ASSERT_FALSE(t.has_value());
+  EXPECT_EQ(t.error().rfind("t.json: invalid JSON: ", 0), 0u) << t.error();
 }
 
 }  // namespace

@@ -25,12 +25,13 @@ class command_script {
   explicit command_script(std::span<const logged_command> log) : log_(log) {}
 
   // Applies every command due before the engine's next step; `apply` sees each one. Commands
-  // past the end of the load (the engine finished, or `stopped`) are all due.
+  // past the end of the load (the engine finished, or `stopped`) are all due. Takes the owner,
+  // not the engine: a reset replaces the engine, and the next command is due on the new one.
   template <class Apply>
-  bool apply_due(const engine& e, bool stopped, Apply&& apply) {
+  bool apply_due(const std::unique_ptr<engine>& e, bool stopped, Apply&& apply) {
     bool any = false;
     while (next_ < log_.size() &&
-           (log_[next_].step == e.steps_done() || e.finished() || stopped)) {
+           (log_[next_].step == e->steps_done() || e->finished() || stopped)) {
       apply(log_[next_++].command);
       any = true;
     }

@@ -35,7 +35,7 @@ run_result run_to_end(const run_description& run, const run_hooks& hooks) {
   // Reading the clock every step would cost more than a step: look every 1024 steps.
   constexpr std::uint64_t clock_every = 1024;
   for (;;) {
-    script.apply_due(*e, false, [&](const runner_command& c) { apply_to_engine(c, e, remake); });
+    script.apply_due(e, false, [&](const runner_command& c) { apply_to_engine(c, e, remake); });
     if (script.done() && run.steps > 0 && e->steps_done() >= run.steps) break;
     if (hooks.cancel && hooks.cancel->load(std::memory_order_relaxed)) {
       result.cancelled = true;

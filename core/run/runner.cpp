@@ -121,7 +121,7 @@ void runner::apply(const runner_command& command, bool scripted) {
 }
 
 bool runner::apply_script() {
-  bool applied = script_.apply_due(*engine_, broken_, [this](const runner_command& c) { apply(c, true); });
+  bool applied = script_.apply_due(engine_, broken_, [this](const runner_command& c) { apply(c, true); });
   if (script_.done() && options_.script_steps > 0 && !script_paused_ &&
       engine_->steps_done() >= options_.script_steps) {
     script_paused_ = true;

@@ -1,6 +1,7 @@
 #include "util/atomic_write.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +22,23 @@ constexpr std::size_t buffer_bytes = std::size_t{1} << 16;
 std::string errno_message(const std::filesystem::path& path, std::string_view what) {
   return path.string() + ": " + std::string(what) + ": " + std::strerror(errno);
 }
+
+// Blocks every signal for its lifetime, so that a handler removing registered temporaries
+// never runs between a temporary's creation and its registration.
+class signals_blocked {
+ public:
+  signals_blocked() {
+    sigset_t all;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_BLOCK, &all, &previous_);
+  }
+  ~signals_blocked() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  signals_blocked(const signals_blocked&) = delete;
+  signals_blocked& operator=(const signals_blocked&) = delete;
+
+ private:
+  sigset_t previous_{};
+};
 
 }  // namespace
 
@@ -49,9 +67,12 @@ expected<void, std::string> atomic_file::open(std::filesystem::path target) {
   const auto dir = final_.has_parent_path() ? final_.parent_path() : std::filesystem::path(".");
   std::random_device entropy;
   temp_ = dir / ("." + final_.filename().string() + ".tmp-" + std::to_string(entropy()));
-  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd_ < 0) return unexpected{errno_message(target_, "cannot create temporary file")};
-  registered_ = register_temporary(temp_.c_str());
+  {
+    const signals_blocked blocked;
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd_ < 0) return unexpected{errno_message(target_, "cannot create temporary file")};
+    registered_ = register_temporary(temp_.c_str());
+  }
   // Replacing a file must not widen (or narrow) who may read it.
   struct stat st {};
   if (::stat(final_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::fchmod(fd_, st.st_mode & 07777);

@@ -2,6 +2,7 @@
 
 #include <QMetaObject>
 
+#include <algorithm>
 #include <exception>
 
 #include "engine/engine.hpp"
@@ -41,7 +42,18 @@ quint64 BackgroundRun::start(run_description run) {
   const quint64 id = ++nextJobId;
   newest_.store(id);
   jobs_.start(id, [this, id, run = std::move(run)](const std::atomic<bool>& cancelled) {
-    auto outcome = std::make_shared<RunOutcome>(runWhole(run, cancelled));
+    const auto report = [this, id](const run_progress& p) {
+      // The load is read ahead of the work (a queue drains after the last arrival): the share
+      // done is that of the requests the whole load is expected to hold.
+      if (p.load_fraction <= 0 || p.requests_seen == 0) return;
+      const double expected = static_cast<double>(p.requests_seen) / p.load_fraction;
+      const double done = std::min(1.0, static_cast<double>(p.requests_done) / expected);
+      const double left = done > 0.01 ? p.wall_seconds * (1 - done) / done : -1;
+      QMetaObject::invokeMethod(this, [this, id, fraction = done, left] {
+        if (id == newest_.load() && delivered_ != id) Q_EMIT progress(id, fraction, left);
+      }, Qt::QueuedConnection);
+    };
+    auto outcome = std::make_shared<RunOutcome>(runWhole(run, cancelled, report));
     // Posted to this object: the destructor joins this thread before the object goes.
     QMetaObject::invokeMethod(this, [this, id, outcome = OutcomePtr(std::move(outcome))] {
       jobs_.reap(id);  // it has just posted this, its last call
@@ -56,13 +68,15 @@ quint64 BackgroundRun::start(run_description run) {
   return id;
 }
 
-RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic<bool>& cancelled) {
+RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic<bool>& cancelled,
+                                   const std::function<void(const run_progress&)>& progress) {
   RunOutcome out;
   out.run = run;
   auto trace = std::make_shared<metrics_history>(traceRecent, traceOverview);
   run_hooks hooks;
   hooks.cancel = &cancelled;
   hooks.on_step = [&](const engine& e) { trace->push(e.last_metrics()); };
+  hooks.on_progress = progress;
   // The payload only changes the measured quality, which a comparison does not show: the
   // headline metrics and the plotted step metrics are the same bit for bit in accounting mode
   // (tests/run/payload_invariance_test), which runs the demo's whole load 100x faster.

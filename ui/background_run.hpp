@@ -8,11 +8,13 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 #include "job_threads.hpp"
 #include "run/metrics_history.hpp"
 #include "run/run_description.hpp"
+#include "run/run_service.hpp"
 #include "run/run_summary.hpp"
 
 namespace kvscope::ui {
@@ -47,11 +49,16 @@ class BackgroundRun : public QObject {
   // Results that arrived for a job no longer the newest, and were dropped.
   int droppedResults() const { return dropped_; }
 
-  // The job itself on the calling thread: run_to_end (in accounting mode) with a trace.
-  static RunOutcome runWhole(const run_description& run, const std::atomic<bool>& cancelled);
+  // The job itself on the calling thread: run_to_end (in accounting mode) with a trace;
+  // `progress` (if set) hears where it stands about four times a second.
+  static RunOutcome runWhole(const run_description& run, const std::atomic<bool>& cancelled,
+                             const std::function<void(const run_progress&)>& progress = {});
 
  Q_SIGNALS:
   void finished(quint64 job, const kvscope::ui::OutcomePtr& outcome);
+  // The newest job's share of the load done, in [0, 1], and the estimated seconds left (-1 while
+  // too early to tell); only for runs long enough to report (a quarter second or more).
+  void progress(quint64 job, double fraction, double secondsLeft);
 
  private:
   JobThreads jobs_;

@@ -101,7 +101,9 @@ class MainWindow : public QMainWindow {
   quint64 openTrace(const QString& path);
   // The load panel's settings.
   quint64 applyLoadPanel();
-  // A saved session, replayed as fast as possible to its saved step, where it pauses.
+  // A saved session, replayed as fast as possible to its saved step, where it pauses. If its
+  // trace changed since it was recorded, asks first (a "traceChangedBox") and returns 0; the
+  // replay starts only when the user chooses "Replay anyway".
   quint64 importSession(const QString& path);
   // Reset: the same run from step 0 (keeping the policy as it is now), or with another seed a
   // new run from that seed.

@@ -77,6 +77,16 @@ void MainWindow::wireComparison() {
     showWhatIf();
     dockNamed("compareDock")->raise();
   });
+  // A long load (an hour of trace, a big model) takes seconds: say how far it is and how long is left.
+  connect(whatIf_->whatIfJobs(), &BackgroundRun::progress, this, [this](quint64, double fraction, double left) {
+    if (!whatIf_->whatIfPending()) return;
+    compare_->setStatus(left < 0 ? tr("What-if: running the whole load again… %1 % done (Discard cancels)")
+                                       .arg(fraction * 100, 0, 'f', 0)
+                                 : tr("What-if: running the whole load again… %1 % done, about %2 s left "
+                                      "(Discard cancels)")
+                                       .arg(fraction * 100, 0, 'f', 0)
+                                       .arg(left, 0, 'f', left < 10 ? 1 : 0));
+  });
   connect(whatIf_, &WhatIfController::currentChanged, this, &MainWindow::showWhatIf);
   connect(whatIf_, &WhatIfController::whatIfChanged, this, &MainWindow::showWhatIf);
   connect(compare_, &ComparePanel::applyRequested, this, &MainWindow::applyWhatIf);

@@ -10,6 +10,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
 #include <QStatusBar>
@@ -22,6 +23,7 @@
 #include "exports.hpp"
 #include "whatif_controller.hpp"
 #include "io/policy_file.hpp"
+#include "io/trace_checksum.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
@@ -259,7 +261,30 @@ quint64 MainWindow::importSession(const QString& path) {
     Q_EMIT runFailed(error);
     return 0;
   }
-  return prepareRun(std::move(*s), tr("session %1").arg(QFileInfo(path).fileName()), true);
+  const QString what = tr("session %1").arg(QFileInfo(path).fileName());
+  const auto check = check_trace_checksum(*s, path.toStdString());
+  if (check.result != trace_check_result::differs) {
+    const quint64 id = prepareRun(std::move(*s), what, true);
+    if (check.result == trace_check_result::unrecorded) {
+      statusBar()->showMessage(QString::fromStdString(check.message), 15000);
+    }
+    return id;
+  }
+  // As kvscope-cli replay refuses without --force: the numbers would not be the session's.
+  // Window-modal but not blocking, like every other message here.
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("The trace has changed"),
+                              QString::fromStdString(check.message) +
+                                  tr("\n\nA replay would not reproduce the session's numbers."),
+                              QMessageBox::Cancel, this);
+  box->setObjectName(QStringLiteral("traceChangedBox"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  QPushButton* anyway = box->addButton(tr("Replay anyway"), QMessageBox::AcceptRole);
+  connect(anyway, &QPushButton::clicked, this, [this, run = std::move(*s), what]() mutable {
+    prepareRun(std::move(run), what, true);
+    statusBar()->showMessage(tr("Replaying %1 on a trace that changed since it was recorded").arg(what), 15000);
+  });
+  box->open();
+  return 0;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -22,6 +22,7 @@
 #include "engine/engine.hpp"
 #include "engine_bridge.hpp"
 #include "io/policy_file.hpp"
+#include "io/trace_checksum.hpp"
 #include "kvscope_version.hpp"
 #include "load/load_error.hpp"
 #include "main_window.hpp"
@@ -90,6 +91,11 @@ kvscope::run_description run_from_arguments(const QCommandLineParser& p, bool sc
     auto read = read_session(value("session"));
     if (!read) throw usage_error{read.error()};
     s = std::move(*read);
+    // As kvscope-cli replay without --force; the window's File menu can still replay it anyway.
+    const auto check = check_trace_checksum(s, value("session"));
+    if (check.result == trace_check_result::differs) {
+      throw usage_error{check.message + " (File > Open session... asks whether to replay it anyway)"};
+    }
   } else if (is_set("load")) {
     s.load_spec = value("load");  // kvscope-cli's defaults for the rest
     if (s.load_spec.empty()) throw usage_error{"--load: empty"};

@@ -206,3 +206,34 @@ TEST(WhatIf, ApplyMakesTheWhatIfCurrentAndKeepsIt) {
 
 }  // namespace
 }  // namespace kvscope::ui
+
+namespace kvscope::ui {
+namespace {
+
+// A whole run long enough to report (several quarter seconds) says how far it is: fractions of
+// the load that only grow, in [0, 1), for the job that runs, before its result.
+TEST(WhatIfProgress, ALongRunReportsItsShareDoneAndTimeLeft) {
+  BackgroundRun jobs;
+  QSignalSpy progress(&jobs, &BackgroundRun::progress);
+  QSignalSpy finished(&jobs, &BackgroundRun::finished);
+  run_description longRun = test::smallSession();
+  longRun.load_spec = "gen:rate=40,prompt=fixed:256,output=fixed:64,count=2000000,seed=9";
+  const quint64 job = jobs.start(longRun);
+  ASSERT_TRUE(test::waitFor([&] { return progress.count() >= 2; }, std::chrono::seconds(120)));
+  jobs.cancel();  // the rest of the run is not needed
+  double last = 0;
+  for (const auto& args : progress) {
+    EXPECT_EQ(args.at(0).value<quint64>(), job);
+    const double fraction = args.at(1).toDouble();
+    EXPECT_GE(fraction, 0);
+    EXPECT_LT(fraction, 1);
+    EXPECT_GE(fraction, last);
+    last = fraction;
+  }
+  EXPECT_GT(progress.back().at(1).toDouble(), 0);
+  EXPECT_GT(progress.back().at(2).toDouble(), 0) << "a time left once some of the load is done";
+  EXPECT_EQ(finished.count(), 0);
+}
+
+}  // namespace
+}  // namespace kvscope::ui

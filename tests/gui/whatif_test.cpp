@@ -219,7 +219,9 @@ TEST(WhatIfProgress, ALongRunReportsItsShareDoneAndTimeLeft) {
   run_description longRun = test::smallSession();
   longRun.load_spec = "gen:rate=40,prompt=fixed:256,output=fixed:64,count=2000000,seed=9";
   const quint64 job = jobs.start(longRun);
-  ASSERT_TRUE(test::waitFor([&] { return progress.count() >= 2; }, std::chrono::seconds(120)));
+  // Until a report gives a time left (once 1 % is done: later on a loaded machine).
+  ASSERT_TRUE(test::waitFor([&] { return progress.count() >= 2 && progress.back().at(2).toDouble() > 0; },
+                            std::chrono::seconds(120)));
   jobs.cancel();  // the rest of the run is not needed
   double last = 0;
   for (const auto& args : progress) {
@@ -231,7 +233,6 @@ TEST(WhatIfProgress, ALongRunReportsItsShareDoneAndTimeLeft) {
     last = fraction;
   }
   EXPECT_GT(progress.back().at(1).toDouble(), 0);
-  EXPECT_GT(progress.back().at(2).toDouble(), 0) << "a time left once some of the load is done";
   EXPECT_EQ(finished.count(), 0);
 }
 

@@ -33,7 +33,7 @@ class block_manager final : public kv_cache_manager {
   bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override;
   void end_sequence(sequence_id seq) override;
   void finish_sequence(sequence_id seq) override;
-  bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) override;
+  bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames, eviction how) override;
   bool could_ever_fit(std::uint32_t tokens, std::uint32_t reserve_frames) const override;
   std::uint32_t total_frames() const override { return cache_.pool().frame_count(); }
 

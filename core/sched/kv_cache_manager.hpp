@@ -30,10 +30,17 @@ class kv_cache_manager {
   // may then skip keeping what only that request could look up again.
   virtual void finish_sequence(sequence_id seq) { end_sequence(seq); }
 
+  // How far make_room_for may go when its estimate says evicting cannot make room.
+  enum class eviction {
+    when_estimated_enough,  // evict only if the estimate says it can be enough
+    as_far_as_needed,       // evict until it fits or nothing is cached (nothing else runs)
+  };
+
   // True when `tokens` more tokens fit while keeping `reserve_frames` frames free (admission),
-  // evicting cached blocks (oldest first) as far as that is needed. Evicts nothing when even
-  // evicting every cached block would not make room.
-  virtual bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames) = 0;
+  // evicting cached blocks (oldest first) as far as that is needed. With when_estimated_enough
+  // it evicts nothing when an estimate of what evicting every cached block frees says it would
+  // not make room.
+  virtual bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames, eviction how) = 0;
 
   // True when `tokens` tokens plus `reserve_frames` free frames fit an otherwise empty pool
   // (else the request is rejected rather than left waiting forever).

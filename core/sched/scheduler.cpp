@@ -73,7 +73,10 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
     }
     const std::uint32_t hits = kv_.begin_sequence(s.id, s.req, target);
     const std::uint32_t chunk = std::min(target - hits, budget);
-    if (!kv_.make_room_for(target - hits, reserve) || !kv_.allocate_slots(s.id, hits + chunk)) {
+    // Alone, nothing will free frames later: evict all it takes rather than wait for ever.
+    const auto how = running_.empty() ? kv_cache_manager::eviction::as_far_as_needed
+                                      : kv_cache_manager::eviction::when_estimated_enough;
+    if (!kv_.make_room_for(target - hits, reserve, how) || !kv_.allocate_slots(s.id, hits + chunk)) {
       kv_.end_sequence(s.id);  // give the shared prefix back; FCFS: nobody overtakes the head
       break;
     }

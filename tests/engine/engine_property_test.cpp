@@ -9,6 +9,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <array>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,17 @@ struct engine_case {
   std::uint64_t requests = 0;
   std::vector<std::pair<std::uint64_t, std::string>> reconfigure;  // step, preset
 };
+
+// What rapidcheck prints of a failing case: enough to run it again with kvscope-cli.
+void showValue(const engine_case& c, std::ostream& os) {
+  os << "load " << c.load << ", budget " << c.options.budget_bytes << " B, block_size " << c.options.block_size
+     << ", tail_tokens " << c.options.tail_tokens << ", migration_batch " << c.options.migration_batch
+     << ", prefix_caching " << c.options.prefix_caching << ", max_concurrency " << c.options.max_concurrency
+     << ", payload " << (c.options.payload == payload_mode::data ? "data" : "accounting") << ", policy q8 "
+     << c.options.policy.q8_threshold << " q4 " << c.options.policy.q4_threshold << " alpha "
+     << c.options.policy.ewma_alpha << " hysteresis " << c.options.policy.hysteresis;
+  for (const auto& [step, preset] : c.reconfigure) os << ", at step " << step << " preset " << preset;
+}
 
 rc::Gen<engine_case> gen_case() {
   const auto presets = policy_preset_names();

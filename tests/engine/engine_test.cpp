@@ -23,6 +23,24 @@ void expect_no_leaks(const engine& e) {
   EXPECT_EQ(e.pressure(), 0.0);
 }
 
+// Found by EngineProperties: with prefix caching, every frame held cached blocks, nothing ran,
+// and the head request waited forever, because admission's bound on what evicting could free
+// counted a compressed tier's cached blocks as packed (194 q4 blocks sat in 52 frames, not 49)
+// and, with nothing running to free frames later, it never evicted them.
+TEST(Engine, AHeadRequestThatEvictingCanAdmitDoesNotWaitForever) {
+  auto o = tiny_options(2ull << 20, payload_mode::accounting);
+  o.block_size = 16;
+  o.tail_tokens = 64;
+  o.migration_batch = 112;
+  engine e(o, gen_load("gen:rate=183,prompt=lognormal:521:0.8,output=uniform:191:0.9,count=24,seed=204"));
+  std::uint64_t steps = 0;
+  while (e.step() && ++steps < 100000) {
+  }
+  ASSERT_TRUE(e.finished()) << "still running after " << steps << " steps";
+  EXPECT_EQ(e.totals().requests_finished, 22u);
+  EXPECT_EQ(e.totals().requests_rejected, 2u);  // longer than the whole pool holds
+}
+
 TEST(Engine, ConservationEveryRequestFinishesOrIsRejected) {
   auto o = tiny_options(8ull << 20, payload_mode::accounting);
   engine e(o, gen_load(busy_load));

@@ -29,7 +29,7 @@ class counting_kv final : public kv_cache_manager {
     used_ -= blocks_.at(seq);
     blocks_.erase(seq);
   }
-  bool make_room_for(std::uint32_t tokens, std::uint32_t reserve) override {
+  bool make_room_for(std::uint32_t tokens, std::uint32_t reserve, eviction) override {
     return (tokens + block_ - 1) / block_ + reserve <= free_frames();
   }
   bool could_ever_fit(std::uint32_t tokens, std::uint32_t reserve) const override {

@@ -43,7 +43,7 @@ TEST(PagedKvCache, MakeRoomEvictsCachedBlocksScalesIncluded) {
   ASSERT_LT(cache.pool().free_frames(), 20u);  // the pool is mostly cached blocks now
   kv.set_cold_level(precision::fp16);
   // Nearly the whole pool at fp16: only possible once every cached block and its scales go.
-  EXPECT_TRUE(kv.make_room_for(16 * 60, 2));
+  EXPECT_TRUE(kv.make_room_for(16 * 60, 2, kv_cache_manager::eviction::when_estimated_enough));
   EXPECT_GE(cache.pool().free_frames(), 62u);
   EXPECT_GT(kv.prefix_stats().evictions, 0u);
   EXPECT_EQ(cache.audit(), "");
@@ -56,7 +56,7 @@ TEST(PagedKvCache, MakeRoomKeepsTheCacheWhenEvictingCannotHelp) {
   const auto cached_before = cache.pool().usage().tiers[ordinal(precision::q8)].cached_blocks;
   ASSERT_GT(cached_before, 0u);
   kv.set_cold_level(precision::fp16);
-  EXPECT_FALSE(kv.make_room_for(16 * 70, 0));  // more than the pool
+  EXPECT_FALSE(kv.make_room_for(16 * 70, 0, kv_cache_manager::eviction::when_estimated_enough));  // more than the pool
   EXPECT_EQ(kv.prefix_stats().evictions, 0u);
   EXPECT_EQ(cache.pool().usage().tiers[ordinal(precision::q8)].cached_blocks, cached_before);
 }

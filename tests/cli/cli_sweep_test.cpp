@@ -140,26 +140,33 @@ TEST(CliSweep, ResumeRunsOnlyWhatIsMissing) {
 }
 
 // Ctrl-C: the run stops, the file holds the rows done so far (a valid sweep CSV), and --resume
-// completes it to the bytes of an uninterrupted run.
+// completes it to the bytes of an uninterrupted run. The interrupt is sent once the first config
+// has finished (--verbose says so), not after a fixed sleep: a fast machine finished the whole
+// sweep inside a 0.6 s sleep.
 TEST(CliSweep, InterruptLeavesAValidPartialFile) {
   temp_dir dir;
-  const auto out = dir.file("s.csv");
+  const auto out = dir.file("s.csv"), log = dir.file("err.log");
   const std::string long_load = "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=3000,seed=3";
-  const std::string long_grid = "q8_threshold=0.5:0.9:0.1 ewma_alpha=0.1:0.5:0.1";
+  const std::string long_grid = "q8_threshold=0.5:0.9:0.1 ewma_alpha=0.1:0.5:0.1 hysteresis=0.02,0.04";
   std::string command;
   for (const auto& a : {cli_path(), std::string("sweep"), std::string("--load"), long_load, std::string("--model"),
                         std::string("tiny"), std::string("--budget"), std::string("16MiB"), std::string("--grid"),
-                        long_grid, std::string("--jobs"), std::string("1"), std::string("--out"), out}) {
+                        long_grid, std::string("--jobs"), std::string("1"), std::string("--verbose"),
+                        std::string("--out"), out}) {
     command += "'" + a + "' ";
   }
-  const auto r = run_process({"/bin/sh", "-c", command + "& pid=$!; sleep 0.6; kill -INT $pid; wait $pid; echo rc=$?"});
+  const auto r = run_process(
+      {"/bin/sh", "-c",
+       command + "2>'" + log + "' & pid=$!; i=0; " +
+           "while ! grep -q 'sweep: config' '" + log + "' && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; " +
+           "kill -INT $pid; wait $pid; echo rc=$?; cat '" + log + "' >&2"});
   ASSERT_NE(r.out.find("rc=1"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.err.find("interrupted:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
   const auto partial = lines_of(read_text(out));
   ASSERT_GE(partial.size(), 1u);
   EXPECT_TRUE(partial[0].starts_with("index,q8_threshold,ewma_alpha,"));
-  EXPECT_LT(partial.size(), 26u) << "the sweep finished before the interrupt: make it longer";
+  EXPECT_LT(partial.size(), 51u) << "the sweep finished before the interrupt: make it longer";
   for (std::size_t i = 1; i < partial.size(); ++i) EXPECT_TRUE(partial[i].starts_with(std::to_string(i - 1) + ","));
 
   auto resumed = run_process({cli_path(), "sweep", "--load", long_load, "--model", "tiny", "--budget", "16MiB",

@@ -1,5 +1,5 @@
 #pragma once
-// The engine a load runs on: the model preset, the KV budget, the payload mode, and the paging
+// The engine a load runs on: the model preset, the GPU whose step times are modelled, the KV budget, the payload mode, and the paging
 // options that shape what the block map shows (block size, the hot fp16 tail each sequence
 // keeps, how many cold blocks the policy re-stores per step). Ranges, units and help come
 // from core's option table, as kvscope-cli's flags do. Nothing here runs anything: the load
@@ -28,6 +28,7 @@ class EngineOptionsBox : public QGroupBox {
   std::uint32_t blockSize() const;
 
   QComboBox* modelBox() const { return model_; }
+  QComboBox* gpuBox() const { return gpu_; }
   QLineEdit* budgetEdit() const { return budget_; }
   QComboBox* payloadBox() const { return payload_; }
   QSpinBox* blockSizeBox() const { return blockSize_; }
@@ -38,9 +39,11 @@ class EngineOptionsBox : public QGroupBox {
   void changed();  // any field, as the user edits it
 
  private:
+  void buildChoices();  // the model, GPU and payload boxes
   void updateHint();
 
   QComboBox* model_ = nullptr;
+  QComboBox* gpu_ = nullptr;
   QLineEdit* budget_ = nullptr;
   QLabel* budgetHint_ = nullptr;
   QComboBox* payload_ = nullptr;

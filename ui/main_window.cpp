@@ -254,10 +254,11 @@ void MainWindow::showNumbers(const SnapshotPtr& s) {
   const step_metrics& m = s->latest;
   stepLabel_->setText(tr("step %1").arg(s->step));
   timeLabel_->setText(tr("t = %1 s").arg(s->sim_time_s, 0, 'f', 1));
-  pressureLabel_->setText(tr("pressure %1 · EWMA %2")
-                              .arg(m.kv_cache_usage_perc, 0, 'f', 3)
-                              .arg(s->policy_now.ewma, 0, 'f', 3));
-  const precision level = s->policy_now.level;
+  // Only the ewma family has a controller; the others' level is the most compact one in use.
+  pressureLabel_->setText(s->policy.family == policy_family::ewma
+                              ? tr("pressure %1 · EWMA %2").arg(m.kv_cache_usage_perc, 0, 'f', 3).arg(s->policy_now.ewma, 0, 'f', 3)
+                              : tr("pressure %1").arg(m.kv_cache_usage_perc, 0, 'f', 3));
+  const precision level = m.level;
   levelLabel_->setText(tr("level <span style='color:%1'>■</span> <b>%2</b>")
                            .arg(theme_->levelColor(level).name(), levelName(level)));
   queueLabel_->setText(tr("running %1 · waiting %2").arg(m.num_requests_running).arg(m.num_requests_waiting));

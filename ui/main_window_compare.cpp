@@ -29,12 +29,13 @@
 namespace kvscope::ui {
 namespace {
 
-// A run's policy, and whichever engine options differ from `other`'s (budget, model, block size).
+// A run's policy, and whichever engine options differ from `other`'s (budget, model, GPU, block size).
 QString setupText(const run_description& run, const run_description& other) {
   QString text = compactConfig(run.options.policy);
   const engine_options &o = run.options, &p = other.options;
   if (o.budget_bytes != p.budget_bytes) text += QStringLiteral(" · ") + QString::fromStdString(format_byte_size(o.budget_bytes));
   if (o.model != p.model) text += QStringLiteral(" · ") + QString::fromStdString(o.model);
+  if (o.gpu != p.gpu) text += QStringLiteral(" · ") + (o.gpu.empty() ? QObject::tr("no GPU") : QString::fromStdString(o.gpu));
   if (o.block_size != p.block_size) text += QObject::tr(" · block %1").arg(o.block_size);
   if (o.tail_tokens != p.tail_tokens) text += QObject::tr(" · tail %1").arg(o.tail_tokens);
   if (o.migration_batch != p.migration_batch) text += QObject::tr(" · batch %1").arg(o.migration_batch);

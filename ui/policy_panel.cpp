@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+#include "family_box.hpp"
+
 namespace kvscope::ui {
 namespace {
 
@@ -49,6 +51,34 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
   grid->addWidget(new QLabel(tr("preset")), 0, 0);
   grid->addWidget(presetBox_, 0, 1, 1, 2);
 
+  family_ = new FamilyBox;
+  family_->setObjectName(QStringLiteral("familyBox"));
+  grid->addWidget(family_, 1, 0, 1, 3);
+  buildFields(grid, 2);
+  levelsLabel_ = new QLabel(tr("levels"));
+  grid->addWidget(levelsLabel_, 6, 0);
+  grid->addLayout(buildLevels(), 6, 1, 1, 2);
+  grid->setColumnStretch(1, 1);
+
+  summary_ = new QLabel;
+  summary_->setWordWrap(true);
+  summary_->setObjectName(QStringLiteral("policySummary"));
+  outer->addWidget(summary_);
+  note_ = new QLabel;
+  note_->setWordWrap(true);
+  note_->setObjectName(QStringLiteral("policyNote"));
+  note_->setVisible(false);
+  outer->addWidget(note_);
+  outer->addStretch();
+
+  connect(minBox_, &QComboBox::currentIndexChanged, this, [this] { onLevels(true); });
+  connect(maxBox_, &QComboBox::currentIndexChanged, this, [this] { onLevels(false); });
+  connect(presetBox_, &QComboBox::activated, this, &PolicyPanel::onPreset);
+  connect(family_, &FamilyBox::changed, this, &PolicyPanel::onFamily);
+  showConfig();
+}
+
+void PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
   for (int f = 0; f < 4; ++f) {
     auto* label = new QLabel(tr(fieldInfo[f].label));
     label->setToolTip(tr(fieldInfo[f].help));
@@ -69,34 +99,16 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
     spin->setObjectName(QStringLiteral("spin%1").arg(f));
     sliders_[static_cast<std::size_t>(f)] = slider;
     spins_[static_cast<std::size_t>(f)] = spin;
-    grid->addWidget(label, f + 1, 0);
-    grid->addWidget(slider, f + 1, 1);
-    grid->addWidget(spin, f + 1, 2);
+    fieldLabels_[static_cast<std::size_t>(f)] = label;
+    grid->addWidget(label, firstRow + f, 0);
+    grid->addWidget(slider, firstRow + f, 1);
+    grid->addWidget(spin, firstRow + f, 2);
     const auto field = static_cast<Field>(f);
     connect(slider, &QSlider::valueChanged, this,
             [this, field](int v) { onValue(field, v / static_cast<double>(sliderSteps)); });
     connect(spin, &QDoubleSpinBox::valueChanged, this, [this, field](double v) { onValue(field, v); });
   }
 
-  grid->addWidget(new QLabel(tr("levels")), 5, 0);
-  grid->addLayout(buildLevels(), 5, 1, 1, 2);
-  grid->setColumnStretch(1, 1);
-
-  summary_ = new QLabel;
-  summary_->setWordWrap(true);
-  summary_->setObjectName(QStringLiteral("policySummary"));
-  outer->addWidget(summary_);
-  note_ = new QLabel;
-  note_->setWordWrap(true);
-  note_->setObjectName(QStringLiteral("policyNote"));
-  note_->setVisible(false);
-  outer->addWidget(note_);
-  outer->addStretch();
-
-  connect(minBox_, &QComboBox::currentIndexChanged, this, [this] { onLevels(true); });
-  connect(maxBox_, &QComboBox::currentIndexChanged, this, [this] { onLevels(false); });
-  connect(presetBox_, &QComboBox::activated, this, &PolicyPanel::onPreset);
-  showConfig();
 }
 
 QLayout* PolicyPanel::buildLevels() {
@@ -163,6 +175,25 @@ void PolicyPanel::showConfig() {
     }
     presetBox_->setCurrentIndex(preset);
   }
+  family_->showConfig(config_);
+  // The other families keep the controller's six fields but do not use them (docs/policy.md).
+  const bool controller = config_.family == policy_family::ewma;
+  for (std::size_t f = 0; f < 4; ++f) {
+    for (QWidget* w : {static_cast<QWidget*>(fieldLabels_[f]), static_cast<QWidget*>(sliders_[f]),
+                       static_cast<QWidget*>(spins_[f])}) {
+      w->setEnabled(controller);
+    }
+  }
+  for (QWidget* w : {static_cast<QWidget*>(levelsLabel_), static_cast<QWidget*>(minBox_),
+                     static_cast<QWidget*>(maxBox_)}) {
+    w->setEnabled(controller);
+  }
+  if (!controller) {
+    summary_->setText(tr("%1 (the controller's thresholds are kept but not used).")
+                          .arg(QString::fromStdString(describe(config_))));
+    updating_ = false;
+    return;
+  }
   const double q8 = config_.q8_threshold, q4 = config_.q4_threshold, h = config_.hysteresis;
   summary_->setText(tr("q8 when the EWMA ≥ %1 (back below %2), q4 when ≥ %3 (back below %4); "
                        "levels %5…%6.")
@@ -217,6 +248,12 @@ void PolicyPanel::onLevels(bool minMoved) {
     }
   }
   config_ = next;
+  commit(why);
+}
+
+void PolicyPanel::onFamily(const QString& why) {
+  if (updating_) return;
+  family_->applyTo(config_);
   commit(why);
 }
 

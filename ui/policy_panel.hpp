@@ -1,5 +1,6 @@
 #pragma once
-// The policy's four numbers (slider + spin box each), the level range and the presets. Only
+// The policy's family, the controller's four numbers (slider + spin box each), the level range
+// and the presets. Only
 // valid configs leave the panel: moving q8 above q4 carries q4 along (and back), min above max
 // carries max, and the note under the controls says what moved and why.
 #include <QWidget>
@@ -9,12 +10,15 @@
 #include "meta_types.hpp"
 
 class QComboBox;
+class QGridLayout;
 class QDoubleSpinBox;
 class QLabel;
 class QLayout;
 class QSlider;
 
 namespace kvscope::ui {
+
+class FamilyBox;
 
 class PolicyPanel : public QWidget {
   Q_OBJECT
@@ -28,6 +32,7 @@ class PolicyPanel : public QWidget {
   QComboBox* minLevelBox() const { return minBox_; }
   QComboBox* maxLevelBox() const { return maxBox_; }
   QComboBox* presetBox() const { return presetBox_; }
+  FamilyBox* familyBox() const { return family_; }
   QString note() const;
 
  public Q_SLOTS:
@@ -40,10 +45,12 @@ class PolicyPanel : public QWidget {
   void policyChanged(const kvscope::policy_config& config);
 
  private:
+  void buildFields(QGridLayout* grid, int firstRow);  // the four numbers, a row each
   QLayout* buildLevels();  // min … max level
   void onValue(Field f, double value);
   void onLevels(bool minMoved);
   void onPreset(int index);
+  void onFamily(const QString& why);
   void showConfig();
   void commit(const QString& why);
   void showNote(const QString& text);
@@ -53,6 +60,9 @@ class PolicyPanel : public QWidget {
   policy_config config_{};
   std::array<QSlider*, 4> sliders_{};
   std::array<QDoubleSpinBox*, 4> spins_{};
+  std::array<QLabel*, 4> fieldLabels_{};
+  QLabel* levelsLabel_ = nullptr;
+  FamilyBox* family_ = nullptr;
   QComboBox* minBox_ = nullptr;
   QComboBox* maxBox_ = nullptr;
   QComboBox* presetBox_ = nullptr;

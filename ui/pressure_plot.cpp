@@ -225,6 +225,12 @@ void PressurePlot::placeThresholds() {
   q8Text_->setText(tr("q8 from EWMA ≥ %1").arg(q8, 0, 'f', 2));
   q4Text_->position->setCoords(0.005, q4);
   q4Text_->setText(tr("q4 from EWMA ≥ %1").arg(q4, 0, 'f', 2));
+  // The other families have no controller: no thresholds to draw and no EWMA to follow.
+  const bool controller = policy_.family == policy_family::ewma;
+  for (QCPAbstractItem* item : std::initializer_list<QCPAbstractItem*>{q8Line_, q4Line_, q8Band_, q4Band_}) {
+    item->setVisible(controller);
+  }
+  ewma_->setVisible(controller);
 }
 
 void PressurePlot::placeCaptions() {
@@ -241,6 +247,10 @@ void PressurePlot::placeCaptions() {
   q4BandText_->setVisible(bandRoom && (q4 - q8) * px >= 2 * text);
   q8Text_->setVisible((q4 - q8) * px >= (q4BandText_->visible() ? 2 : 1) * text);
   q8BandText_->setVisible(bandRoom);
+  q4Text_->setVisible(true);
+  if (policy_.family != policy_family::ewma) {
+    for (QCPItemText* t : {q8Text_, q4Text_, q8BandText_, q4BandText_}) t->setVisible(false);
+  }
 }
 
 std::pair<double, double> PressurePlot::timeRange() const {
@@ -248,6 +258,7 @@ std::pair<double, double> PressurePlot::timeRange() const {
 }
 
 double PressurePlot::q8LineValue() const { return q8Line_->start->coords().y(); }
+bool PressurePlot::thresholdsShown() const { return q8Line_->visible() && q4Line_->visible(); }
 double PressurePlot::q4BandBottom() const { return q4Band_->bottomRight->coords().y(); }
 
 QString PressurePlot::fullYLabel() const { return tr("pressure (used / budget)"); }

@@ -45,6 +45,8 @@ class PressurePlot : public QWidget {
   // The time axis' current range (simulated seconds).
   std::pair<double, double> timeRange() const;
   // Where the threshold lines and bands are drawn now (plot coordinates), for tests.
+  // The controller's thresholds are drawn (the ewma family; the others have none).
+  bool thresholdsShown() const;
   double q8LineValue() const;
   double q4BandBottom() const;
   // The level-change markers as drawn now (nearby changes merged at this zoom), and what the

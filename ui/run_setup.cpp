@@ -1,10 +1,13 @@
 #include "run_setup.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "engine/engine.hpp"
+#include "run/option_table.hpp"
 #include "run/run_service.hpp"
 #include "io/summary_format.hpp"
 #include "run/run_summary.hpp"
@@ -71,12 +74,25 @@ std::string budgetText(std::uint64_t bytes) {
 }
 
 std::string cliEquivalent(const run_description& s) {
+  // The load, model, budget and payload always, so the line reads on its own; then every other
+  // option of the table that is not at kvscope-cli's default (policy, family, GPU, paging...).
   std::string cmd = "kvscope-cli simulate --load '" + s.load_spec + "' --model " + s.options.model +
-                    " --budget " + budgetText(s.options.budget_bytes);
+                    " --budget " + (s.options.budget_bytes == 0 ? std::string("auto") : budgetText(s.options.budget_bytes));
   cmd += s.options.payload == payload_mode::data ? " --payload data" : " --payload accounting";
   if (s.format != load_format::automatic) cmd += " --format " + std::string(format_name(s.format));
   if (s.skip_bad_rows) cmd += " --skip-bad-rows";
-  if (s.options.seed != 0) cmd += " --seed " + std::to_string(s.options.seed);
+  engine_options defaults;
+  defaults.model = s.options.model;
+  defaults.budget_bytes = s.options.budget_bytes;
+  defaults.payload = s.options.payload;
+  for (const std::string& flag : differing_flags(s.options, in_simulate, defaults)) {
+    const auto space = flag.find(' ');
+    const std::string value = space == std::string::npos ? "" : flag.substr(space + 1);
+    const bool plain = std::all_of(value.begin(), value.end(), [](unsigned char c) {
+      return std::isalnum(c) || std::string_view("._:/=,+-").find(static_cast<char>(c)) != std::string_view::npos;
+    });
+    cmd += " " + (plain ? flag : flag.substr(0, space) + " '" + value + "'");
+  }
   return cmd;
 }
 

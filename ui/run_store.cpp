@@ -56,6 +56,8 @@ StoredRun fromJson(const QJsonObject& o) {
 }  // namespace
 
 QString compactConfig(const policy_config& c) {
+  // Another family: its own parameters, as core describes them (the thresholds are not used).
+  if (c.family != policy_family::ewma) return QString::fromStdString(describe(c)).replace(QLatin1Char(' '), QStringLiteral(" · "));
   QString text = QObject::tr("q8 %1 · q4 %2 · h %3 · α %4")
                      .arg(double{c.q8_threshold}, 0, 'g', 3)
                      .arg(double{c.q4_threshold}, 0, 'g', 3)

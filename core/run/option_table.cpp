@@ -255,6 +255,22 @@ std::string joined(const std::vector<std::string>& words) {
 
 std::span<const option_spec> option_table() { return table(); }
 
+std::vector<std::string> differing_flags(const engine_options& options, unsigned place,
+                                         const engine_options& defaults) {
+  std::vector<std::string> out;
+  for (const auto& s : table()) {
+    if (!(s.places & place)) continue;
+    const option_value value = s.get(options);
+    if (value == s.get(defaults)) continue;
+    if (s.negated) {
+      out.push_back("--no-" + std::string(s.flag));  // a negated flag only turns its option off
+    } else {
+      out.push_back("--" + std::string(s.flag) + " " + format_option_value(s, value));
+    }
+  }
+  return out;
+}
+
 const option_spec* find_option(std::string_view name) {
   for (const auto& s : table()) {
     if (s.flag == name || (!s.key.empty() && s.key == name)) return &s;

@@ -74,6 +74,12 @@ std::string format_option_value(const option_spec& spec, const option_value& val
 // (taken from `defaults`).
 std::string option_help(const option_spec& spec, const engine_options& defaults = {});
 
+// What makes kvscope-cli simulate run with `options`: for every option of `place` whose value
+// differs from `defaults`, "--flag value" ("--no-flag" for a negated flag turned off), the
+// value as format_option_value types it, in table order. Values are not shell-quoted.
+std::vector<std::string> differing_flags(const engine_options& options, unsigned place = in_simulate,
+                                         const engine_options& defaults = {});
+
 // Sets `name` (flag or key) from typed text: what sweeps and --set do.
 expected<void, std::string> set_option(engine_options& options, std::string_view name,
                                        std::string_view text);

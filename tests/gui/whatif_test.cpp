@@ -3,6 +3,7 @@
 // run, bit for bit; a stale job's result is dropped; Apply makes the what-if current.
 #include <QLineEdit>
 #include <QPushButton>
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTest>
@@ -22,6 +23,7 @@
 #include "io/session_file.hpp"
 #include "main_window.hpp"
 #include "memory_plot.hpp"
+#include "family_box.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
 #include "process.hpp"
@@ -49,6 +51,14 @@ double jsonValue(const nlohmann::json& j, std::string_view key) {
     start = dot + 1;
   }
   return at->is_null() ? NAN : at->get<double>();
+}
+
+// The compare table's what-if column holds exactly `values`, bit for bit, a headline metric a row.
+void expectWhatIfColumn(MainWindow& w, const std::vector<double>& values) {
+  const auto keys = headline_metric_keys();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_TRUE(same(w.comparePanel()->value(static_cast<int>(i), ComparePanel::otherColumn), values[i])) << keys[i];
+  }
 }
 
 bool ghostShown(MainWindow& w) {
@@ -103,12 +113,42 @@ TEST(WhatIf, ABudgetEditIsAWhatIfOfTheSameLoad) {
   expected.options.budget_bytes = 8ull << 20;
   EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
   const std::vector<double> values = headline_values(run_to_end(expected).summary);
-  const auto keys = headline_metric_keys();
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    EXPECT_TRUE(same(window->comparePanel()->value(static_cast<int>(i), ComparePanel::otherColumn), values[i]))
-        << keys[i];
-  }
+  expectWhatIfColumn(*window, values);
   EXPECT_EQ(window->currentRun().options.budget_bytes, 4ull << 20);  // the live run is untouched
+}
+
+// The GPU is a what-if too: the same load with the roofline model's step times on that GPU, so
+// its latencies differ from the linear model's.
+TEST(WhatIf, AGpuChoiceIsAWhatIfWithThatGpusTiming) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  QComboBox* gpu = window->loadPanel()->engineBox()->gpuBox();
+  const int h100 = gpu->findData(QStringLiteral("h100"));
+  ASSERT_GT(h100, 0);
+  gpu->setCurrentIndex(h100);
+  ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
+  run_description expected = wholeRun(window->currentRun());
+  expected.options.gpu = "h100";
+  EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
+  const std::vector<double> values = headline_values(run_to_end(expected).summary);
+  const std::vector<double> linear = headline_values(run_to_end(wholeRun(window->currentRun())).summary);
+  EXPECT_NE(values, linear);  // another timing model: the latencies moved
+  expectWhatIfColumn(*window, values);
+  EXPECT_EQ(window->currentRun().options.gpu, "");  // the live run is untouched
+}
+
+// A family chosen in the policy panel is a what-if of that family, whole run against whole run.
+TEST(WhatIf, AFamilyChoiceIsAWhatIfOfThatFamily) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  QComboBox* family = window->policyPanel()->familyBox()->familyBox();
+  family->setCurrentIndex(family->findText(QStringLiteral("static")));
+  ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
+  run_description expected = wholeRun(window->currentRun());
+  expected.options.policy.family = policy_family::fixed;
+  EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
+  const std::vector<double> values = headline_values(run_to_end(expected).summary);
+  expectWhatIfColumn(*window, values);
 }
 
 // How soon the ghost follows a change on the built-in demo (printed, not asserted: the machine

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "io/session_file.hpp"
@@ -77,6 +78,29 @@ TEST(OptionTable, SetsByFlagOrSessionKeyInEngineUnits) {
   EXPECT_EQ(o.policy.max_level, precision::q8);
   ASSERT_TRUE(set_option(o, "payload", "data").has_value());
   EXPECT_EQ(o.payload, payload_mode::data);
+}
+
+// What the GUI prints as its headless equivalent: the options away from their defaults, typed as
+// the CLI takes them, and each of them sets back the value it came from.
+TEST(OptionTable, DifferingFlagsAreTheChangedOptionsTypedAsTheCliTakesThem) {
+  EXPECT_EQ(differing_flags(engine_options{}), std::vector<std::string>{});
+  engine_options o;
+  o.gpu = "h100";
+  o.policy.family = policy_family::age;
+  o.policy.q4_threshold = 0.9f;
+  o.timing.base_s = 12.5e-3;
+  const auto flags = differing_flags(o);
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "--gpu h100"), flags.end());
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "--family age"), flags.end());
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "--q4-threshold 0.9"), flags.end());
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "--step-base-ms 12.5"), flags.end());
+  EXPECT_EQ(flags.size(), 4u);
+  engine_options back;
+  for (const std::string& f : flags) {
+    const auto space = f.find(' ');
+    ASSERT_TRUE(set_option(back, f.substr(2, space - 2), f.substr(space + 1)).has_value()) << f;
+  }
+  EXPECT_EQ(differing_flags(back), flags);
 }
 
 // The session file is written from the table: every in_session option is a key of "options",

@@ -1,5 +1,6 @@
 #include "sweep_panel.hpp"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -60,6 +61,13 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(buildAxisBar());
   scatter_ = new SweepScatter;
   layout->addWidget(scatter_, 1);
+  status_ = new QLabel;
+  status_->setObjectName(QStringLiteral("sweepStatus"));
+  status_->setTextFormat(Qt::RichText);
+  status_->setWordWrap(true);
+  status_->setToolTip(tr("Hover a point for its config and values; click it to run that config over the current "
+                         "run as the what-if (see Compare). Points without both values are not drawn."));
+  layout->addWidget(status_);
   connect(scatter_, &SweepScatter::rowClicked, this, [this](std::size_t row) {
     QString error;
     if (!pickRow(row, &error)) showMessage(error, true);
@@ -73,24 +81,12 @@ QWidget* SweepPanel::buildRunBar() {
   auto* bar = new QWidget;
   auto* row = new QHBoxLayout(bar);
   row->setContentsMargins(0, 0, 0, 0);
-  auto* open = new QPushButton(tr("Open sweep CSV…"));
-  open->setToolTip(tr("A CSV written by kvscope-cli sweep"));
-  connect(open, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a sweep CSV"), QString(),
-                                                      tr("Sweep CSV (*.csv);;All files (*)"));
-    QString error;
-    if (!path.isEmpty() && !openFile(path, &error)) showMessage(error, true);
-  });
   grid_ = new QLineEdit;
   grid_->setObjectName(QStringLiteral("sweepGrid"));
-  grid_->setPlaceholderText(QStringLiteral("q8_threshold=0.5:0.9:0.1 ewma_alpha=0.1,0.3"));
+  grid_->setPlaceholderText(tr("grid, e.g. q8_threshold=0.5:0.9:0.1 ewma_alpha=0.1,0.3"));
   grid_->setToolTip(tr("Axes as kvscope-cli sweep --grid takes them: NAME=V1,V2 or NAME=FIRST:LAST:STEP, "
                        "separated by blanks; any option by flag or key, preset, rate_scale. Runs over the "
                        "current run's load, model, budget and policy."));
-  connect(grid_, &QLineEdit::returnPressed, this, [this] {
-    QString error;
-    startSweep(&error);
-  });
   jobs_ = new QSpinBox;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   jobs_->setRange(1, std::max(64, cores));
@@ -98,33 +94,22 @@ QWidget* SweepPanel::buildRunBar() {
   jobs_->setPrefix(tr("jobs "));
   jobs_->setToolTip(tr("Configs run at once, one core each"));
   run_ = new QPushButton(tr("Run sweep"));
-  connect(run_, &QPushButton::clicked, this, [this] {
-    QString error;
-    startSweep(&error);
-  });
+  run_->setToolTip(tr("Run every config of the grid over the current run, off the GUI thread"));
   cancel_ = new QPushButton(tr("Cancel"));
   cancel_->setVisible(false);
+  const auto start = [this] {
+    QString error;
+    startSweep(&error);  // a refusal is shown under the grid
+  };
+  connect(grid_, &QLineEdit::returnPressed, this, start);
+  connect(run_, &QPushButton::clicked, this, start);
   connect(cancel_, &QPushButton::clicked, this, [this] {
     job_->cancel();
     setRunning(false);
     showMessage(tr("Sweep cancelled."), false);
   });
-  save_ = new QPushButton(tr("Save CSV…"));
-  save_->setEnabled(false);
-  save_->setToolTip(tr("The sweep run here, as kvscope-cli sweep writes it"));
-  connect(save_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save the sweep"), QStringLiteral("sweep.csv"),
-                                                      tr("CSV (*.csv)"));
-    QString error;
-    if (path.isEmpty()) return;
-    showMessage(saveCsv(path, &error) ? tr("Sweep written to %1").arg(path) : error, !error.isEmpty());
-  });
-  row->addWidget(open);
-  row->addSpacing(8);
-  row->addWidget(new QLabel(tr("Grid:")));
   row->addWidget(grid_, 1);
-  for (QWidget* w : {static_cast<QWidget*>(jobs_), static_cast<QWidget*>(run_), static_cast<QWidget*>(cancel_),
-                     static_cast<QWidget*>(save_)}) {
+  for (QWidget* w : {static_cast<QWidget*>(jobs_), static_cast<QWidget*>(run_), static_cast<QWidget*>(cancel_)}) {
     row->addWidget(w);
   }
   return bar;
@@ -134,23 +119,40 @@ QWidget* SweepPanel::buildAxisBar() {
   auto* bar = new QWidget;
   auto* row = new QHBoxLayout(bar);
   row->setContentsMargins(0, 0, 0, 0);
+  auto* open = new QPushButton(tr("Open…"));
+  open->setToolTip(tr("Open a sweep CSV written by kvscope-cli sweep (also File > Open sweep CSV…)"));
+  connect(open, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a sweep CSV"), QString(),
+                                                      tr("Sweep CSV (*.csv);;All files (*)"));
+    QString error;
+    if (!path.isEmpty() && !openFile(path, &error)) showMessage(error, true);
+  });
+  save_ = new QPushButton(tr("Save…"));
+  save_->setEnabled(false);
+  save_->setToolTip(tr("Save the sweep run here as a CSV, the bytes kvscope-cli sweep writes"));
+  connect(save_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the sweep"), QStringLiteral("sweep.csv"),
+                                                      tr("CSV (*.csv)"));
+    QString error;
+    if (path.isEmpty()) return;
+    showMessage(saveCsv(path, &error) ? tr("Sweep written to %1").arg(path) : error, !error.isEmpty());
+  });
   xBox_ = new QComboBox;
   yBox_ = new QComboBox;
   for (QComboBox* box : {xBox_, yBox_}) {
-    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Metric keys run to 30 characters: the box shows 10 at least, its list all of each.
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(10);
     box->setMaxVisibleItems(20);
     connect(box, &QComboBox::currentIndexChanged, this, &SweepPanel::redraw);
   }
-  status_ = new QLabel;
-  status_->setObjectName(QStringLiteral("sweepStatus"));
-  status_->setTextFormat(Qt::RichText);
-  row->addWidget(new QLabel(tr("x:")));
-  row->addWidget(xBox_);
+  row->addWidget(open);
+  row->addWidget(save_);
   row->addSpacing(6);
+  row->addWidget(new QLabel(tr("x:")));
+  row->addWidget(xBox_, 1);
   row->addWidget(new QLabel(tr("y:")));
-  row->addWidget(yBox_);
-  row->addSpacing(8);
-  row->addWidget(status_, 1);
+  row->addWidget(yBox_, 1);
   return bar;
 }
 
@@ -194,6 +196,7 @@ void SweepPanel::showData(std::shared_ptr<const sweep_data> sweep, const QString
       }
     }
   }
+  for (QComboBox* box : {xBox_, yBox_}) box->view()->setMinimumWidth(box->view()->sizeHintForColumn(0) + 24);
   selectKey(xBox_, x);
   selectKey(yBox_, y);
   redraw();
@@ -208,10 +211,10 @@ void SweepPanel::redraw() {
   scatter_->setRows(data_, static_cast<std::size_t>(xBox_->currentIndex()), static_cast<std::size_t>(yBox_->currentIndex()));
   const std::size_t shown = scatter_->plottedRows().size(), all = data_->rows.size();
   QString text = tr("<b>%1</b>: %2 configs").arg(source_.toHtmlEscaped()).arg(all);
-  if (shown < all) text += tr(" (%1 unmeasured, not drawn)").arg(all - shown);
+  if (shown < all) text += tr(", %1 not measured").arg(all - shown);
   text += scatter_->hasFront() ? tr(" · <b>%1 on the Pareto front</b>").arg(scatter_->frontRows().size())
-                               : tr(" · no Pareto front: an axis has no better direction");
-  status_->setText(text + tr(" · hover a point for its config, click it for a what-if"));
+                               : tr(" · no front: an axis has no better direction");
+  status_->setText(text);
 }
 
 bool SweepPanel::startSweep(QString* error) {

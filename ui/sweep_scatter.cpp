@@ -42,6 +42,15 @@ SweepScatter::SweepScatter(QWidget* parent) : QWidget(parent) {
   frontPoints_->removeFromLegend();
   frontLine_->removeFromLegend();
   plot_->legend->setVisible(false);
+  plot_->plotLayout()->insertRow(0);
+  yTitle_ = new QCPTextElement(plot_, QString(), QFont(font().family(), font().pointSize()));
+  yTitle_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+  yTitle_->setMargins(QMargins(6, 2, 6, 0));
+  plot_->plotLayout()->addElement(0, 0, yTitle_);
+  // As many ticks as there is room for: the dock is often short.
+  connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+    fitAxesToSize(plot_, plot_->xAxis, axisLabel(x_), data_ ? QString::fromStdString(data_->metric_columns[x_]) : QString());
+  });
   connect(plot_, &QCustomPlot::mouseMove, this, &SweepScatter::onMove);
   connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
     if (const auto row = rowAt(e->position())) Q_EMIT rowClicked(*row);
@@ -52,6 +61,7 @@ SweepScatter::SweepScatter(QWidget* parent) : QWidget(parent) {
 void SweepScatter::setTheme(const Theme& theme) {
   theme_ = &theme;
   applyPlotTheme(plot_, theme);
+  yTitle_->setTextColor(theme.text);
   const QColor muted = mix(theme.mutedText, theme.base, 0.35);
   points_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, muted, mix(muted, theme.base, 0.5), 6));
   points_->setPen(QPen(muted));
@@ -69,6 +79,7 @@ void SweepScatter::setRows(std::shared_ptr<const sweep_data> sweep, std::size_t 
 }
 
 QString SweepScatter::axisLabel(std::size_t metric) const {
+  if (!data_ || metric >= data_->metric_columns.size()) return QString();
   const std::string& key = data_->metric_columns[metric];
   QString label = QString::fromStdString(key);
   if (const auto* info = find_metric(key)) {
@@ -98,8 +109,7 @@ void SweepScatter::redraw() {
     const auto oy = metric_objective(data_->metric_columns[y_]);
     hasFront_ = ox && oy && x_ != y_;
     if (hasFront_) front_ = pareto_front({*ox, *oy}, points);
-    plot_->xAxis->setLabel(axisLabel(x_));
-    plot_->yAxis->setLabel(axisLabel(y_));
+    yTitle_->setText(QStringLiteral("↑ ") + axisLabel(y_));
     // The staircase's corners are the best points both neighbours dominate: with x to maximize
     // the step is taken at the left point's x, with x to minimize at the right point's.
     frontLine_->setLineStyle(ox && ox->dir == direction::maximize ? QCPGraph::lsStepRight : QCPGraph::lsStepLeft);

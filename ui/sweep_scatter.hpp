@@ -15,6 +15,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPTextElement;
 class QMouseEvent;
 
 namespace kvscope::ui {
@@ -55,6 +56,7 @@ class SweepScatter : public QWidget {
   QCPGraph* points_ = nullptr;
   QCPGraph* frontLine_ = nullptr;
   QCPGraph* frontPoints_ = nullptr;
+  QCPTextElement* yTitle_ = nullptr;  // the y metric, across the top: a short plot has no room along its side
   std::shared_ptr<const sweep_data> data_;
   std::size_t x_ = 0, y_ = 0;
   std::vector<std::size_t> plotted_, front_;

@@ -56,6 +56,8 @@ class SweepPanel : public QWidget {
   QComboBox* xBox() const { return xBox_; }
   QComboBox* yBox() const { return yBox_; }
   QProgressBar* progressBar() const { return progress_; }
+  QPushButton* cancelButton() const { return cancel_; }
+  QPushButton* runButton() const { return run_; }
   QLabel* messageLabel() const { return message_; }
 
  Q_SIGNALS:

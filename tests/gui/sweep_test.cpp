@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -156,9 +157,15 @@ TEST(SweepView, ASweepRunHereWritesTheClisBytes) {
   auto window = test::makeWindow(test::smallSession());
   SweepPanel* panel = window->sweepPanel();
   const QString grid = QStringLiteral("q8_threshold=0.5,0.7 q4_threshold=0.6,0.9 ewma_alpha=0.1,0.4");
-  // A sweep cancelled for a newer one delivers nothing.
+  // A sweep cancelled, or left for a newer one, delivers nothing.
   panel->gridEdit()->setText(QStringLiteral("q8_threshold=0.2,0.4"));
   QString error;
+  ASSERT_TRUE(panel->startSweep(&error)) << error.toStdString();
+  EXPECT_FALSE(panel->runButton()->isEnabled());
+  QTest::mouseClick(panel->cancelButton(), Qt::LeftButton);
+  EXPECT_FALSE(panel->job()->busy());
+  EXPECT_TRUE(panel->runButton()->isEnabled());
+  EXPECT_TRUE(panel->progressBar()->isHidden());
   ASSERT_TRUE(panel->startSweep(&error)) << error.toStdString();
   panel->gridEdit()->setText(grid);
   panel->jobsBox()->setValue(2);

@@ -29,6 +29,7 @@
 #include "run_panel.hpp"
 #include "run_setup.hpp"
 #include "stats_panel.hpp"
+#include "sweep_panel.hpp"
 #include "util/byte_size.hpp"
 #include "wheel_guard.hpp"
 
@@ -330,6 +331,7 @@ void MainWindow::applyTheme() {
   pressurePlot_->setTheme(t);
   memoryPlot_->setTheme(t);
   compare_->setTheme(t);
+  sweepPanel_->setTheme(t);
   QVector<ColorLegend::Entry> entries;
   if (blockMap_->colorMode() == BlockColorMode::byPrecision) {
     entries = {{t.level[0], tr("fp16 block"), tr("One block per frame, full precision"), false, {}},

@@ -41,6 +41,7 @@ class RunLoader;
 class RunPanel;
 class RunStore;
 class StatsPanel;
+class SweepPanel;
 class WhatIfController;
 
 class MainWindow : public QMainWindow {
@@ -71,6 +72,7 @@ class MainWindow : public QMainWindow {
   ComparePanel* comparePanel() const { return compare_; }
   RunListPanel* runListPanel() const { return runList_; }
   RunStore* runStore() const { return runs_; }
+  SweepPanel* sweepPanel() const { return sweepPanel_; }
   // What runs now, as it was started (its command log is in the snapshots).
   const run_description& currentRun() const { return run_; }
 
@@ -92,6 +94,8 @@ class MainWindow : public QMainWindow {
   bool exportMetrics(const QString& path, QString* error);
   bool saveSession(const QString& path, QString* error);
   bool saveScreenshot(const QString& path, QString* error);
+  // A sweep CSV (kvscope-cli sweep) into the sweep view, which comes to the front.
+  bool openSweep(const QString& path, QString* error);
 
   // Start preparing a new run off the GUI thread and return the job id, or 0 when it is refused
   // at once (then runFailed has been emitted). The current run goes on until the new one is
@@ -194,6 +198,7 @@ class MainWindow : public QMainWindow {
   ComparePanel* compare_ = nullptr;
   RunStore* runs_ = nullptr;
   RunListPanel* runList_ = nullptr;
+  SweepPanel* sweepPanel_ = nullptr;
   BackgroundRun* recorder_ = nullptr;  // a finished live run's summary, for the run list
   QString recordName_;                 // the name it gets there
   ColorLegend* mapLegend_ = nullptr;

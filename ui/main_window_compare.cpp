@@ -23,6 +23,7 @@
 #include "run_list_panel.hpp"
 #include "run_setup.hpp"
 #include "run_store.hpp"
+#include "sweep_panel.hpp"
 #include "util/byte_size.hpp"
 #include "whatif_controller.hpp"
 
@@ -63,6 +64,7 @@ void MainWindow::buildComparison() {
   runs_ = new RunStore(options_.runsDirectory, this);
   runList_ = new RunListPanel(runs_);
   recorder_ = new BackgroundRun(this);
+  sweepPanel_ = new SweepPanel;
 }
 
 void MainWindow::wireComparison() {
@@ -98,6 +100,12 @@ void MainWindow::wireComparison() {
     importSession(runs_->sessionPath(id));
   });
   connect(runList_, &RunListPanel::exportRequested, this, &MainWindow::exportStored);
+  // A sweep runs over the run now shown; a clicked row is a what-if of that run.
+  sweepPanel_->setBaseRun([this] { return whatIf_->run(); });
+  connect(sweepPanel_, &SweepPanel::whatIfRequested, this, [this](const run_description& candidate, const QString& what) {
+    whatIf_->proposeRun(candidate);
+    statusBar()->showMessage(tr("What-if: %1, running the whole load…").arg(what), 6000);
+  });
   connect(recorder_, &BackgroundRun::finished, this, [this](quint64, const OutcomePtr& o) {
     if (o->error.isEmpty()) keepRun(*o, recordName_);
   });
@@ -180,6 +188,12 @@ void MainWindow::compareStored(const QString& referenceId, const QString& otherI
   compare_->setStatus(tr("Kept runs: <b>%1</b> (%2) against <b>%3</b> (%4).")
                           .arg(a->name.toHtmlEscaped(), a->config, b->name.toHtmlEscaped(), b->config));
   dockNamed("compareDock")->raise();
+}
+
+bool MainWindow::openSweep(const QString& path, QString* error) {
+  if (!sweepPanel_->openFile(path, error)) return false;
+  dockNamed("sweepDock")->raise();
+  return true;
 }
 
 void MainWindow::proposeWhatIf(const policy_config& config) { whatIf_->propose(config); }

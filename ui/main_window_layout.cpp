@@ -23,13 +23,14 @@
 #include "run_list_panel.hpp"
 #include "run_panel.hpp"
 #include "stats_panel.hpp"
+#include "sweep_panel.hpp"
 
 namespace kvscope::ui {
 namespace {
 
 // The dock layout's version in the settings: a layout saved by an older kvscope, whose docks
 // were placed differently, is dropped for the default one.
-constexpr int layoutVersion = 3;
+constexpr int layoutVersion = 4;
 
 QScrollArea* scrollable(QWidget* panel) {
   auto* area = new QScrollArea;
@@ -101,6 +102,8 @@ void MainWindow::buildDocks() {
   auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(pressure, memory, Qt::Horizontal);
   tabifyDockWidget(memory, runs);
+  // Sweeps are wide scatters too: a tab beside the run list.
+  tabifyDockWidget(runs, dock(tr("Sweep"), "sweepDock", sweepPanel_, Qt::BottomDockWidgetArea, false));
   memory->raise();
 }
 

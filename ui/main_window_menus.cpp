@@ -50,6 +50,12 @@ void MainWindow::buildMenus() {
            tr("Session written to %1 — kvscope --session, or kvscope-cli replay --session, replays it")
                .arg(path), error);
   });
+  file->addAction(tr("Open s&weep CSV…"), this, [this] {
+    const QString path = askOpenPath(tr("Open a sweep CSV (kvscope-cli sweep)"), tr("Sweep CSV (*.csv);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    report(openSweep(path, &error), tr("Sweep opened from %1").arg(path), error);
+  });
   file->addSeparator();
   liveActions_ << file->addAction(tr("&Import policy config…"), this, [this] {
     const QString path = askOpenPath(tr("Import a policy config"), tr("Policy configs (*.json *.toml)"));

@@ -17,6 +17,7 @@
 #include "run/metric_table.hpp"
 #include "sweep/pareto.hpp"
 #include "sweep/pareto_plot.hpp"
+#include "sweep/sweep_data.hpp"
 #include "sweep/sweep_table.hpp"
 #include "util/atomic_write.hpp"
 
@@ -30,23 +31,13 @@ struct pareto_options {
   std::string plot_path;
 };
 
-// A cell as a number: NaN for "nan" or an empty cell (not measured, or a config that could not
-// run), nullopt for anything that is not a number.
-std::optional<double> number_of(const std::string& cell) {
-  if (cell == "nan" || cell.empty()) return NAN;
-  double v = 0;
-  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-  if (ec != std::errc{} || end != cell.data() + cell.size() || cell.empty()) return std::nullopt;
-  return v;
-}
-
 // A cell in JSON: whole numbers as integers, other numbers as numbers, "nan" as null, the rest
 // (a model name, "16MiB") as strings.
 nlohmann::ordered_json json_cell(const std::string& cell) {
   std::uint64_t n = 0;
   const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), n);
   if (ec == std::errc{} && end == cell.data() + cell.size() && !cell.empty()) return n;
-  const auto v = number_of(cell);
+  const auto v = metric_cell_number(cell);
   if (!v) return cell;
   if (std::isnan(*v)) return nullptr;
   return *v;
@@ -65,7 +56,7 @@ std::string axis_label(const objective& o) {
 
 // A metric cell for people: six significant digits (--json keeps every digit).
 std::string readable(const std::string& cell) {
-  const auto v = number_of(cell);
+  const auto v = metric_cell_number(cell);
   if (!v || cell.find_first_of(".eE") == std::string::npos) return cell;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", *v);
@@ -128,7 +119,7 @@ int run_pareto(const pareto_options& o) {
   for (std::size_t r = 0; r < table->rows.size(); ++r) {
     std::vector<double> p;
     for (auto c : objective_columns) {
-      const auto v = number_of(table->rows[r][c]);
+      const auto v = metric_cell_number(table->rows[r][c]);
       if (!v) {
         print_error(o.path + ":" + std::to_string(table->row_line[r]) + ": column '" + table->header[c] + "': '" +
                     table->rows[r][c] + "' is not a number");
@@ -154,7 +145,7 @@ int run_pareto(const pareto_options& o) {
     std::vector<plot_point> plot;
     const std::size_t y = objectives->size() > 1 ? 1 : 0;
     for (std::size_t r = 0; r < points.size(); ++r) {
-      const auto index = number_of(table->rows[r][0]);
+      const auto index = metric_cell_number(table->rows[r][0]);
       plot.push_back({points[r][0], points[r][y], index && *index >= 0 ? static_cast<std::size_t>(*index) : r,
                       std::find(front.begin(), front.end(), r) != front.end()});
     }

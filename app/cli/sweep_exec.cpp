@@ -2,11 +2,9 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <exception>
 
-#include "sweep/job_pool.hpp"
 #include "sweep/sweep_run.hpp"
 
 namespace kvscope::cli {
@@ -23,14 +21,8 @@ sweep_exec_outcome run_sweep_local(const run_description& base, const sweep_plan
   sweep_exec_outcome outcome;
   const std::string where = host_name();
   try {
-    run_jobs(todo.size(), jobs, interrupt, [&](std::size_t t) {
-      sink.started();
-      const auto start = std::chrono::steady_clock::now();
-      auto row = sweep_config_row(base, plan, todo[t], &interrupt);
-      if (!row) return;  // interrupted
-      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-      sink.done(todo[t], std::move(*row), took.count(), where);
-    });
+    run_sweep_rows(base, plan, todo, jobs, interrupt, [&] { sink.started(); },
+                   [&](std::size_t index, std::string row, double took) { sink.done(index, std::move(row), took, where); });
   } catch (const std::exception& e) {
     outcome.error = e.what();
   }

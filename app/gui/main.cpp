@@ -290,6 +290,7 @@ int main(int argc, char** argv) {
   const auto whatIf = option("what-if", "Compare the run with this policy config (JSON/TOML): the whole load runs "
                                         "again with it in the background, drawn dashed; the live run is unchanged.",
                              "FILE");
+  const auto sweep = option("sweep", "Open a sweep CSV (kvscope-cli sweep) in the sweep view.", "FILE");
   const auto dark = option("dark", "Use the dark theme.");
   const auto bySequence = option("by-sequence", "Colour the block map by sequence.");
   const auto select = option("select-sequence",
@@ -355,6 +356,11 @@ int main(int argc, char** argv) {
     const auto config = kvscope::read_policy_config(parser.value(whatIf).toStdString());
     if (!config) return fail(exit_bad_input, QString::fromStdString(config.error()));
     window.proposeWhatIf(*config);
+  }
+
+  if (parser.isSet(sweep)) {
+    QString error;
+    if (!window.openSweep(parser.value(sweep), &error)) return fail(exit_bad_input, error);
   }
 
   if (parser.isSet(screenshot)) {

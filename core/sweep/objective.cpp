@@ -37,12 +37,12 @@ expected<std::vector<objective>, std::string> parse_objectives(std::string_view 
     } else if (item.starts_with("min:")) {
       o = {std::string(trim(item.substr(4))), direction::minimize};
     } else {
-      o.key = std::string(item);
-      const auto* info = find_metric(o.key);
-      if (!info || info->better == better_when::neither) {
-        return unexpected{prefix + "'" + o.key + "': no direction known: write max:" + o.key + " or min:" + o.key};
+      auto known = metric_objective(item);
+      if (!known) {
+        return unexpected{prefix + "'" + std::string(item) + "': no direction known: write max:" + std::string(item) +
+                          " or min:" + std::string(item)};
       }
-      o.dir = info->better == better_when::higher ? direction::maximize : direction::minimize;
+      o = std::move(*known);
     }
     if (o.key.empty()) return unexpected{prefix + "'" + std::string(item) + "': no metric named"};
     for (const auto& earlier : out) {
@@ -51,6 +51,12 @@ expected<std::vector<objective>, std::string> parse_objectives(std::string_view 
     out.push_back(std::move(o));
   }
   return out;
+}
+
+std::optional<objective> metric_objective(std::string_view key) {
+  const auto* info = find_metric(key);
+  if (!info || info->better == better_when::neither) return std::nullopt;
+  return objective{std::string(key), info->better == better_when::higher ? direction::maximize : direction::minimize};
 }
 
 bool better(const objective& o, double a, double b) noexcept {

@@ -3,6 +3,7 @@
 //   objectives  "max:goodput_rps,min:attention_error_exposure,latency.ttft_s.p99"
 //   constraint  "attention_error_exposure<=0.05" (<=, <, >=, >)
 // A bare name takes its direction from the metric table's better-when.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,10 @@ struct objective {
 // Parses a comma-separated list; `who` names the flag in errors ("--objectives: 'foo': no
 // direction: write max:foo or min:foo"). Names are not checked against any table here.
 expected<std::vector<objective>, std::string> parse_objectives(std::string_view text, std::string_view who);
+
+// The objective a metric's better-when gives (max for higher, min for lower); nullopt when the
+// metric table does not know the key or says neither way is better.
+std::optional<objective> metric_objective(std::string_view key);
 
 // True when `a` is better than `b` under the objective (NaN is worse than any number).
 bool better(const objective& o, double a, double b) noexcept;

@@ -1,10 +1,13 @@
 #include "sweep/sweep_run.hpp"
 
+#include <chrono>
+
 #include "load/generator_spec.hpp"
 #include "outcome/slo.hpp"
 #include "run/metric_table.hpp"
 #include "run/run_service.hpp"
 #include "sweep/config_apply.hpp"
+#include "sweep/job_pool.hpp"
 #include "sweep/sweep_table.hpp"
 #include "util/sha256.hpp"
 
@@ -20,6 +23,19 @@ std::optional<std::string> sweep_config_row(const run_description& base, const s
   const auto result = run_to_end(config_run(base, plan.configs[index]), hooks);
   if (result.cancelled) return std::nullopt;
   return sweep_row(index, plan.columns, plan.configs[index], result.summary);
+}
+
+void run_sweep_rows(const run_description& base, const sweep_plan& plan, const std::vector<std::size_t>& todo,
+                    unsigned jobs, const std::atomic<bool>& cancel, const std::function<void()>& started,
+                    const std::function<void(std::size_t, std::string, double)>& done) {
+  run_jobs(todo.size(), jobs, cancel, [&](std::size_t t) {
+    if (started) started();
+    const auto start = std::chrono::steady_clock::now();
+    auto row = sweep_config_row(base, plan, todo[t], &cancel);
+    if (!row) return;  // cancelled
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    done(todo[t], std::move(*row), took.count());
+  });
 }
 
 bool is_summary_number(std::string_view key) { return summary_number(run_summary{}, key).has_value(); }

@@ -2,10 +2,13 @@
 // The runs behind sweeps, tune and capacity search: one config's run to its CSV row, a
 // summary's numbers by metric key, what the load is (rate, checksum) and one capacity probe.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "run/summary_compare.hpp"
 #include "run/run_description.hpp"
@@ -19,6 +22,14 @@ namespace kvscope {
 // stopped it (a config the plan marks invalid is not run: its row has empty metric cells). Throws what the run throws (load_error, std::invalid_argument).
 std::optional<std::string> sweep_config_row(const run_description& base, const sweep_plan& plan,
                                             std::size_t index, const std::atomic<bool>* cancel);
+
+// Runs configs `todo` (indices into plan.configs) on `jobs` threads (sweep/job_pool.hpp):
+// `started()` as each begins, `done(index, row, wall_seconds)` as each ends, both on the job
+// threads. Once `cancel` is true no further config starts and the running ones stop (their rows
+// are not delivered). Rethrows the first run's exception once every thread has finished.
+void run_sweep_rows(const run_description& base, const sweep_plan& plan, const std::vector<std::size_t>& todo,
+                    unsigned jobs, const std::atomic<bool>& cancel, const std::function<void()>& started,
+                    const std::function<void(std::size_t, std::string, double)>& done);
 
 // True when `key` names a numeric summary metric (its value: summary_number, run/summary_compare).
 bool is_summary_number(std::string_view key);

@@ -16,6 +16,7 @@
 #include "block_table_panel.hpp"
 #include "compare_panel.hpp"
 #include "engine_bridge.hpp"
+#include "latency_panel.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
@@ -29,7 +30,7 @@ namespace {
 
 // The dock layout's version in the settings: a layout saved by an older kvscope, whose docks
 // were placed differently, is dropped for the default one.
-constexpr int layoutVersion = 3;
+constexpr int layoutVersion = 4;  // 4: the latency dock
 
 QScrollArea* scrollable(QWidget* panel) {
   auto* area = new QScrollArea;
@@ -77,6 +78,8 @@ void MainWindow::buildDocks() {
   memoryPlot_ = new MemoryPlot;
   pressurePlot_->setHistory(&bridge_->history());  // one history for the plots and the CSV
   memoryPlot_->setHistory(&bridge_->history());
+  latencyPanel_ = new LatencyPanel;
+  latencyPanel_->setHistory(&bridge_->history());
   auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea, true);
   auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea, true);
   auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
@@ -99,13 +102,23 @@ void MainWindow::buildDocks() {
   auto* pressure = dock(tr("Pressure, thresholds and level"), "pressureDock", pressurePlot_,
                         Qt::BottomDockWidgetArea, false);
   auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
+  auto* latency = dock(tr("Latency and goodput"), "latencyDock", latencyPanel_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(pressure, memory, Qt::Horizontal);
-  tabifyDockWidget(memory, runs);
+  tabifyDockWidget(memory, latency);
+  tabifyDockWidget(latency, runs);
   memory->raise();
 }
 
 QDockWidget* MainWindow::dockNamed(const char* name) const {
   return findChild<QDockWidget*>(QString::fromLatin1(name));
+}
+
+bool MainWindow::raiseDock(const QString& name) {
+  auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
+  if (!dock) return false;
+  dock->show();
+  dock->raise();
+  return true;
 }
 
 void MainWindow::setDefaultLayout() {

@@ -1,6 +1,7 @@
 #include "latency_panel.hpp"
 
 #include <QHBoxLayout>
+#include <QElapsedTimer>
 #include <QPushButton>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -59,11 +60,14 @@ LatencyPanel::LatencyPanel(QWidget* parent) : QWidget(parent) {
   row->addWidget(requestsButton_);
   outer->addLayout(row);
   // Grouping every request into windows is a few ms on a long run: a few times a second is
-  // as fast as a window's percentiles change.
+  // as fast as a window's percentiles change, and a panel behind another tab waits until shown.
   redrawTimer_ = new QTimer(this);
   redrawTimer_->setSingleShot(true);
   redrawTimer_->setInterval(250);
-  connect(redrawTimer_, &QTimer::timeout, this, &LatencyPanel::redraw);
+  connect(redrawTimer_, &QTimer::timeout, this, [this] {
+    hiddenChanges_ = !isVisible();
+    if (!hiddenChanges_) redraw();
+  });
   updateSummary();
 }
 
@@ -117,6 +121,8 @@ void LatencyPanel::redraw() {
   // One window width for the live run and the ghosts, so their lines compare point by point.
   const double window = latency_window_for(end);
   if (dirty_ || window != series_.window_s) {
+    QElapsedTimer cost;
+    cost.start();
     series_ = builder_.build(window);
     charts_->showSeries(series_);
     for (const auto g : {LatencyCharts::whatIf, LatencyCharts::currentRun}) {
@@ -126,9 +132,19 @@ void LatencyPanel::redraw() {
     }
     dirty_ = false;
     updateSummary();
+    // A run of a million requests takes long to group: never more than 5 % of the GUI thread.
+    redrawTimer_->setInterval(std::max(250, static_cast<int>(cost.elapsed()) * 20));
   }
   charts_->fitRanges(end);
   if (isVisible()) charts_->replot();
+}
+
+void LatencyPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (hiddenChanges_) {
+    hiddenChanges_ = false;
+    redraw();
+  }
 }
 
 void LatencyPanel::updateSummary() {

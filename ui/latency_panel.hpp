@@ -46,6 +46,9 @@ class LatencyPanel : public QWidget {
   // Draws what it has now instead of at the next tick (tests, exports).
   void redraw();
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  public Q_SLOTS:
   // Takes the requests completed since the last snapshot seen; a redraw follows shortly.
   void setSnapshot(const kvscope::ui::SnapshotPtr& snapshot);
@@ -73,6 +76,7 @@ class LatencyPanel : public QWidget {
   OutcomePtr ghostWhatIf_, ghostCurrent_;
   std::optional<latency_series_builder> ghostBuilders_[2];
   bool dirty_ = false;
+  bool hiddenChanges_ = false;  // the timer fired while the panel was behind another tab
 };
 
 }  // namespace kvscope::ui

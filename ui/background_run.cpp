@@ -77,6 +77,8 @@ RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic
   hooks.cancel = &cancelled;
   hooks.on_step = [&](const engine& e) { trace->push(e.last_metrics()); };
   hooks.on_progress = progress;
+  auto requests = std::make_shared<std::vector<request_record>>();
+  hooks.on_request = [&requests](const request_record& r) { requests->push_back(r); };
   // The payload only changes the measured quality, which a comparison does not show: the
   // headline metrics and the plotted step metrics are the same bit for bit in accounting mode
   // (tests/run/payload_invariance_test), which runs the demo's whole load 100x faster.
@@ -90,6 +92,7 @@ RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic
     out.error = QString::fromStdString(e.what());
   }
   out.trace = std::move(trace);
+  out.requests = std::move(requests);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "job_threads.hpp"
 #include "run/metrics_history.hpp"
@@ -26,6 +27,9 @@ struct RunOutcome {
   run_description run;  // as asked for, payload included
   run_summary summary;
   std::shared_ptr<const metrics_history> trace;
+  // Every request it completed (finished or rejected), in completion order: the latency panel
+  // draws them as a ghost. Never null in what runWhole returns.
+  std::shared_ptr<const std::vector<request_record>> requests;
   QString error;  // why it could not run ("" when it did)
 };
 using OutcomePtr = std::shared_ptr<const RunOutcome>;

@@ -22,6 +22,7 @@
 #include "level_legend.hpp"
 #include "live_label.hpp"
 #include "load_panel.hpp"
+#include "latency_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
@@ -236,6 +237,7 @@ void MainWindow::onSnapshot(const SnapshotPtr& s) {
   // keeps the GUI thread's share of the CPU small (see gui_bench). The last snapshot is always
   // shown: a pause leaves the numbers exact.
   blockMap_->setSnapshot(s);
+  latencyPanel_->setSnapshot(s);
   if (s != lastShown_) runPanel_->showEngineState(s->playing);
   lastShown_ = s;
   const bool fresh = !numbersShown_ || s->generation != numbersShown_->generation ||
@@ -289,12 +291,14 @@ void MainWindow::showNumbers(const SnapshotPtr& s) {
 void MainWindow::onMetrics(const MetricsPtr& metrics) {
   pressurePlot_->appendMetrics(metrics);
   memoryPlot_->appendMetrics(metrics);
+  latencyPanel_->appendMetrics(metrics);
   statsPanel_->appendMetrics(metrics);
 }
 
 void MainWindow::onHistoryReset() {
   pressurePlot_->clearHistory();
   memoryPlot_->clearHistory();
+  latencyPanel_->clearHistory();
   statsPanel_->clearHistory();
   announcedEnd_ = false;
   rejectionsAnnounced_ = 0;
@@ -330,6 +334,7 @@ void MainWindow::applyTheme() {
   blockTable_->setTheme(t);
   pressurePlot_->setTheme(t);
   memoryPlot_->setTheme(t);
+  latencyPanel_->setTheme(t);
   compare_->setTheme(t);
   sweepPanel_->setTheme(t);
   QVector<ColorLegend::Entry> entries;

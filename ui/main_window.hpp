@@ -31,6 +31,7 @@ class BlockTablePanel;
 class ColorLegend;
 class ComparePanel;
 class EngineBridge;
+class LatencyPanel;
 class LiveLabel;
 class LoadPanel;
 class MemoryPlot;
@@ -64,6 +65,7 @@ class MainWindow : public QMainWindow {
   PolicyPanel* policyPanel() const { return policyPanel_; }
   PressurePlot* pressurePlot() const { return pressurePlot_; }
   MemoryPlot* memoryPlot() const { return memoryPlot_; }
+  LatencyPanel* latencyPanel() const { return latencyPanel_; }
   RunPanel* runPanel() const { return runPanel_; }
   LoadPanel* loadPanel() const { return loadPanel_; }
   StatsPanel* statsPanel() const { return statsPanel_; }
@@ -135,6 +137,9 @@ class MainWindow : public QMainWindow {
 
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);
+  // Brings the dock named `name` (its object name without "Dock": "latency", "memory",
+  // "stats", …) to the front of its tabs; false when there is none.
+  bool raiseDock(const QString& name);
   bool isDarkTheme() const { return theme_->dark; }
 
  Q_SIGNALS:
@@ -191,6 +196,7 @@ class MainWindow : public QMainWindow {
   PolicyPanel* policyPanel_ = nullptr;
   PressurePlot* pressurePlot_ = nullptr;
   MemoryPlot* memoryPlot_ = nullptr;
+  LatencyPanel* latencyPanel_ = nullptr;
   RunPanel* runPanel_ = nullptr;
   LoadPanel* loadPanel_ = nullptr;
   StatsPanel* statsPanel_ = nullptr;

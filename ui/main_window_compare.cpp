@@ -15,6 +15,7 @@
 #include "engine_bridge.hpp"
 #include "engine_options_box.hpp"
 #include "load_panel.hpp"
+#include "latency_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
@@ -118,6 +119,7 @@ void MainWindow::showWhatIf() {
   compare_->setWhatIfActions(pending || whatIf, whatIf && whatIf->error.isEmpty());
   pressurePlot_->setGhost(whatIf ? whatIf->trace : nullptr);
   memoryPlot_->setGhost(whatIf ? whatIf->trace : nullptr);
+  latencyPanel_->setGhosts(whatIf, current);
   QString text;
   if (pending) {
     text = tr("What-if: running the whole load again…");

@@ -16,6 +16,7 @@
 #include "block_table_panel.hpp"
 #include "compare_panel.hpp"
 #include "engine_bridge.hpp"
+#include "latency_panel.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
@@ -30,7 +31,7 @@ namespace {
 
 // The dock layout's version in the settings: a layout saved by an older kvscope, whose docks
 // were placed differently, is dropped for the default one.
-constexpr int layoutVersion = 4;
+constexpr int layoutVersion = 5;  // 4: the sweep dock; 5: the latency dock
 
 QScrollArea* scrollable(QWidget* panel) {
   auto* area = new QScrollArea;
@@ -78,6 +79,8 @@ void MainWindow::buildDocks() {
   memoryPlot_ = new MemoryPlot;
   pressurePlot_->setHistory(&bridge_->history());  // one history for the plots and the CSV
   memoryPlot_->setHistory(&bridge_->history());
+  latencyPanel_ = new LatencyPanel;
+  latencyPanel_->setHistory(&bridge_->history());
   auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea, true);
   auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea, true);
   auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
@@ -100,8 +103,10 @@ void MainWindow::buildDocks() {
   auto* pressure = dock(tr("Pressure, thresholds and level"), "pressureDock", pressurePlot_,
                         Qt::BottomDockWidgetArea, false);
   auto* memory = dock(tr("Memory by precision"), "memoryDock", memoryPlot_, Qt::BottomDockWidgetArea, false);
+  auto* latency = dock(tr("Latency and goodput"), "latencyDock", latencyPanel_, Qt::BottomDockWidgetArea, false);
   splitDockWidget(pressure, memory, Qt::Horizontal);
-  tabifyDockWidget(memory, runs);
+  tabifyDockWidget(memory, latency);
+  tabifyDockWidget(latency, runs);
   // Sweeps are wide scatters too: a tab beside the run list.
   tabifyDockWidget(runs, dock(tr("Sweep"), "sweepDock", sweepPanel_, Qt::BottomDockWidgetArea, false));
   memory->raise();
@@ -109,6 +114,14 @@ void MainWindow::buildDocks() {
 
 QDockWidget* MainWindow::dockNamed(const char* name) const {
   return findChild<QDockWidget*>(QString::fromLatin1(name));
+}
+
+bool MainWindow::raiseDock(const QString& name) {
+  auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
+  if (!dock) return false;
+  dock->show();
+  dock->raise();
+  return true;
 }
 
 void MainWindow::setDefaultLayout() {

@@ -292,6 +292,8 @@ int main(int argc, char** argv) {
                              "FILE");
   const auto sweep = option("sweep", "Open a sweep CSV (kvscope-cli sweep) in the sweep view.", "FILE");
   const auto dark = option("dark", "Use the dark theme.");
+  const auto raise = option("raise", "Bring a dock to the front of its tabs: latency, memory, runs, sweep, stats, "
+                                     "blockTable, load, compare.", "DOCK");
   const auto bySequence = option("by-sequence", "Colour the block map by sequence.");
   const auto select = option("select-sequence",
                              "With --screenshot: select the sequence holding the most blocks just before the shot.");
@@ -351,6 +353,9 @@ int main(int argc, char** argv) {
   kvscope::ui::MainWindow window(std::move(feed), run, stepsPerSecond, windowOptions);
   if (parser.isSet(dark)) window.setDarkTheme(true);
   if (parser.isSet(bySequence)) window.setBlockColorMode(kvscope::ui::BlockColorMode::bySequence);
+  if (parser.isSet(raise) && !window.raiseDock(parser.value(raise))) {
+    return fail(exit_bad_input, QStringLiteral("--raise: no dock named '%1'").arg(parser.value(raise)));
+  }
   window.show();
   if (parser.isSet(whatIf)) {
     const auto config = kvscope::read_policy_config(parser.value(whatIf).toStdString());

@@ -14,14 +14,6 @@ latency_stats sketch_stats(const quantile_sketch& s) noexcept {
   return {s.mean(), s.quantile(0.5), s.quantile(0.9), s.quantile(0.99), s.max()};
 }
 
-// vLLM's goodput test: every given limit is met (<=). A one-token output has TPOT 0 there, so
-// it meets any TPOT limit; a request without a first token cannot meet a TTFT limit.
-bool meets(const slo_spec& slo, double ttft_s, double tpot_s, double e2e_s) noexcept {
-  const double tpot_for_slo = std::isnan(tpot_s) ? 0.0 : tpot_s;
-  return (!slo.ttft_s || ttft_s <= *slo.ttft_s) && (!slo.tpot_s || tpot_for_slo <= *slo.tpot_s) &&
-         (!slo.e2e_s || e2e_s <= *slo.e2e_s);
-}
-
 }  // namespace
 
 request_outcomes::request_outcomes(row_sink sink) : sink_(std::move(sink)) {}
@@ -174,7 +166,7 @@ outcome_summary request_outcomes::summary(double duration_s, const slo_spec& slo
     tpot.push_back(f.tpot_s);
     e2e.push_back(f.e2e_s);
     queue.push_back(f.queue_s);
-    if (meets(slo, f.ttft_s, f.tpot_s, f.e2e_s)) ++s.good;
+    if (meets_slo(slo, f.ttft_s, f.tpot_s, f.e2e_s)) ++s.good;
   }
   s.latency = {exact_stats(ttft), exact_stats(tpot), sketch_stats(itl_), exact_stats(e2e),
                exact_stats(queue)};

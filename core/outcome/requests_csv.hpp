@@ -5,8 +5,10 @@
 // per RFC 4180 when it holds a comma, a double quote or a line break.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "outcome/request_record.hpp"
+#include "util/expected.hpp"
 
 namespace kvscope {
 
@@ -15,5 +17,12 @@ std::string_view requests_csv_header() noexcept;
 
 // Appends the record's row and a '\n' to `out`.
 void append_requests_csv_row(std::string& out, const request_record& r);
+
+// The rows of a per-request CSV as append_requests_csv_row wrote them (the header must be
+// requests_csv_header(); CRLF line endings are accepted; an empty cell reads as NaN). Errors
+// name the file as `name`, the line and the column, e.g.
+// "run.csv:4: column ttft_s: 'abc' is not a number".
+expected<std::vector<request_record>, std::string> parse_requests_csv(std::string_view text,
+                                                                      std::string_view name);
 
 }  // namespace kvscope

@@ -1,5 +1,7 @@
 #include "outcome/slo.hpp"
 
+#include <cmath>
+
 #include "load/numbers.hpp"
 
 namespace kvscope {
@@ -42,6 +44,12 @@ expected<slo_spec, std::string> parse_slo(std::string_view text) {
     if (comma == std::string_view::npos) return spec;
     text.remove_prefix(comma + 1);
   }
+}
+
+bool meets_slo(const slo_spec& slo, double ttft_s, double tpot_s, double e2e_s) noexcept {
+  const double tpot_for_slo = std::isnan(tpot_s) ? 0.0 : tpot_s;
+  return (!slo.ttft_s || ttft_s <= *slo.ttft_s) && (!slo.tpot_s || tpot_for_slo <= *slo.tpot_s) &&
+         (!slo.e2e_s || e2e_s <= *slo.e2e_s);
 }
 
 }  // namespace kvscope

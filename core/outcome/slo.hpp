@@ -25,4 +25,9 @@ struct slo_spec {
 // and non-finite numbers are refused.
 expected<slo_spec, std::string> parse_slo(std::string_view text);
 
+// vLLM's goodput test of one finished request: every given limit is met (<=). A one-token
+// output (TPOT NaN) meets any TPOT limit, as vLLM counts its TPOT as 0; a NaN TTFT or e2e
+// meets no limit on it.
+bool meets_slo(const slo_spec& slo, double ttft_s, double tpot_s, double e2e_s) noexcept;
+
 }  // namespace kvscope

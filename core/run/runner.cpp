@@ -11,9 +11,33 @@
 #include "run/run_summary.hpp"
 
 namespace kvscope {
+namespace {
+
+using request_chunk = std::shared_ptr<const std::vector<request_record>>;
+
+// Appends `fresh` and merges the newest chunks while the one before is at most twice as big:
+// sizes then at least halve along the list, and each record is copied O(log n) times.
+void append_requests(std::vector<request_chunk>& chunks, std::vector<request_record>&& fresh) {
+  chunks.push_back(std::make_shared<const std::vector<request_record>>(std::move(fresh)));
+  while (chunks.size() >= 2 && chunks[chunks.size() - 2]->size() <= 2 * chunks.back()->size()) {
+    auto merged = std::make_shared<std::vector<request_record>>(*chunks[chunks.size() - 2]);
+    merged->insert(merged->end(), chunks.back()->begin(), chunks.back()->end());
+    chunks.pop_back();
+    chunks.back() = std::move(merged);
+  }
+}
+
+}  // namespace
 
 runner::runner(engine_factory make_engine, runner_options options)
-    : make_engine_(std::move(make_engine)), options_(std::move(options)), script_(options_.script) {
+    : make_engine_([this, make = std::move(make_engine)] {
+        // Every engine it makes (a reset's too) reports its completed requests to the runner.
+        auto made = make();
+        made->on_request_done([this](const request_record& r) { unpublished_requests_.push_back(r); });
+        return made;
+      }),
+      options_(std::move(options)),
+      script_(options_.script) {
   engine_ = make_engine_();
   playing_.store(options_.start_playing, std::memory_order_release);
   steps_per_second_ = options_.steps_per_second;
@@ -110,6 +134,9 @@ void runner::apply(const runner_command& command, bool scripted) {
   }
   if (reset) {
     unpublished_.clear();
+    unpublished_requests_.clear();
+    request_chunks_.clear();
+    requests_completed_ = 0;
     chunks_.clear();
     chunked_steps_ = 0;
     ++generation_;
@@ -176,6 +203,14 @@ void runner::publish(bool force) {
   unpublished_.clear();
   snapshot->recent_chunks.assign(chunks_.begin(), chunks_.end());
   snapshot->generation = generation_;
+  if (!unpublished_requests_.empty()) {
+    // Kept even when the swap below fails: the next snapshot carries them.
+    requests_completed_ += unpublished_requests_.size();
+    append_requests(request_chunks_, std::move(unpublished_requests_));
+    unpublished_requests_.clear();
+  }
+  snapshot->request_chunks = request_chunks_;
+  snapshot->requests_completed = requests_completed_;
   snapshot->command_log = log_;
   snapshot->playing = playing_.load(std::memory_order_acquire);
   snapshot->summary = std::make_shared<const run_summary>(summarize(*engine_, {}, stepping_seconds_));

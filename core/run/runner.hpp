@@ -114,6 +114,12 @@ class runner final : public engine_feed {
   std::shared_ptr<const engine_snapshot> latest_;
   bool publish_pending_ = false;  // a forced publish found the lock taken: retry
   std::vector<step_metrics> unpublished_;
+  // Requests completed since the last publish (the engine's sink fills it), and all of them
+  // before, in chunks whose sizes at least halve from oldest to newest (so there are at most
+  // log2(n) of them to copy into a snapshot).
+  std::vector<request_record> unpublished_requests_;
+  std::vector<std::shared_ptr<const std::vector<request_record>>> request_chunks_;
+  std::uint64_t requests_completed_ = 0;
   std::deque<std::shared_ptr<const std::vector<step_metrics>>> chunks_;  // recent, oldest first
   std::size_t chunked_steps_ = 0;
   std::uint64_t generation_ = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // An immutable picture of the engine that the runner publishes for readers (the GUI) without
 // ever waiting on them. Readers hold a shared_ptr<const engine_snapshot> as long as they like.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "engine/pool_view.hpp"
 #include "engine/step_metrics.hpp"
+#include "outcome/request_record.hpp"
 #include "run/commands.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/policy_controller.hpp"
@@ -41,6 +43,11 @@ struct engine_snapshot {
   // first), so a front end can say why without copying the whole list on every publish.
   std::uint64_t rejected_total = 0;
   std::vector<rejected_request> recent_rejections;
+  // Every request the engine completed (finished or rejected) since it was made, in completion
+  // order, in chunks shared between snapshots (few of them: the runner merges small ones), so
+  // a reader that skipped snapshots still gets each record: see requests_since().
+  std::vector<std::shared_ptr<const std::vector<request_record>>> request_chunks;
+  std::uint64_t requests_completed = 0;  // records in request_chunks
   // Why the runner stopped the engine (a load that failed while streaming, an engine that
   // could not be rebuilt on reset); empty while all is well.
   std::string error;
@@ -53,6 +60,21 @@ struct engine_snapshot {
       for (const auto& m : *chunk) {
         if (m.step >= from_step) out.push_back(m);
       }
+    }
+    return out;
+  }
+
+  // The records from the `from`-th completed request on (0: all of them), oldest first.
+  std::vector<request_record> requests_since(std::uint64_t from) const {
+    std::vector<request_record> out;
+    std::uint64_t first = 0;  // index of the chunk's first record
+    for (const auto& chunk : request_chunks) {
+      const std::uint64_t end = first + chunk->size();
+      if (end > from) {
+        const auto skip = static_cast<std::ptrdiff_t>(from > first ? from - first : 0);
+        out.insert(out.end(), chunk->begin() + skip, chunk->end());
+      }
+      first = end;
     }
     return out;
   }

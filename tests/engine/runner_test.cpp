@@ -264,5 +264,36 @@ TEST(Runner, SnapshotsSayWhichRequestsWereRejectedAndWhy) {
       << "names the length: " << end->recent_rejections.back().reason;
 }
 
+// Every completed request reaches the snapshots once, in completion order, whatever snapshots
+// a reader skipped; they are the records run_to_end hands its on_request hook, and a reset
+// starts the list again.
+TEST(Runner, SnapshotsCarryEveryCompletedRequestOnce) {
+  std::vector<request_record> expected_records;
+  run_hooks hooks;
+  hooks.on_request = [&](const request_record& r) { expected_records.push_back(r); };
+  (void)run_to_end(test::tiny_options(8ull << 20, payload_mode::accounting), test::gen_load(load), hooks);
+  ASSERT_GT(expected_records.size(), 100u);
+
+  runner r(factory(), runner_options{.start_playing = true});
+  std::vector<request_record> seen;
+  const auto end = r.wait_until([&](const engine_snapshot& s) {
+    EXPECT_EQ(s.requests_completed, s.requests_since(0).size());
+    for (const auto& rec : s.requests_since(seen.size())) seen.push_back(rec);
+    return s.finished;
+  });
+  ASSERT_TRUE(end && end->finished);
+  EXPECT_LE(end->request_chunks.size(), 12u);  // merged: sizes at least halve along the list
+  ASSERT_EQ(seen.size(), expected_records.size());
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].request_id, expected_records[i].request_id);
+    EXPECT_EQ(seen[i].finish_s, expected_records[i].finish_s);
+    EXPECT_EQ(seen[i].outcome, expected_records[i].outcome);
+  }
+  r.post(reset_command{});
+  const auto after = r.sync();
+  EXPECT_EQ(after->requests_completed, 0u);
+  EXPECT_TRUE(after->request_chunks.empty());
+}
+
 }  // namespace
 }  // namespace kvscope

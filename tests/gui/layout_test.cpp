@@ -97,7 +97,7 @@ TEST_F(LaptopLayout, TheFrameFitsAndEveryControlOfEveryTabIsReachable) {
   EXPECT_LE(window->minimumSizeHint().width(), laptop.width());
   EXPECT_LE(window->minimumSizeHint().height(), laptop.height());
   // The tabbed docks one after the other: a control behind a tab is reached through the tab.
-  for (const char* name : {"statsDock", "blockTableDock", "loadDock", "compareDock", "runsDock"}) {
+  for (const char* name : {"statsDock", "blockTableDock", "loadDock", "compareDock", "latencyDock", "runsDock"}) {
     auto* dock = window->findChild<QDockWidget*>(QString::fromLatin1(name));
     ASSERT_NE(dock, nullptr) << name;
     dock->raise();
@@ -114,6 +114,15 @@ TEST_F(LaptopLayout, TheFrameFitsAndEveryControlOfEveryTabIsReachable) {
     EXPECT_GE(plot->width(), 180) << name;
   }
   EXPECT_GE(window->blockMap()->height(), 200);
+  // The latency panel's two plots, stacked in one dock, both readable.
+  window->raiseDock(QStringLiteral("latency"));
+  QApplication::processEvents();
+  for (const char* name : {"latencyPlot", "servicePlot"}) {
+    const auto* plot = window->findChild<QWidget*>(QString::fromLatin1(name));
+    ASSERT_NE(plot, nullptr) << name;
+    EXPECT_GE(plot->height(), 70) << name;
+    EXPECT_GE(plot->width(), 180) << name;
+  }
 }
 
 TEST_F(LaptopLayout, TheBlockTableShowsAtLeastTwelveRows) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "outcome/request_outcomes.hpp"
 #include "outcome/requests_csv.hpp"
@@ -17,8 +18,8 @@ TEST(RequestsCsv, Header) {
             "ttft_s,tpot_s,e2e_s,queue_s");
 }
 
-TEST(RequestsCsv, FinishedAndRejectedRowsFromTheTracker) {
-  std::string csv;
+// Request 7 finishes (after a prefix hit and a preemption), request 9 is rejected with `reason`.
+void finish_one_reject_one(std::string& csv, std::string_view reason) {
   request_outcomes o([&csv](const request_record& r) { append_requests_csv_row(csv, r); });
   const request_handle a = o.arrived(7, 0.5, 12, 3);
   const request_handle b = o.arrived(9, 2.0, 9000, 4);
@@ -29,7 +30,12 @@ TEST(RequestsCsv, FinishedAndRejectedRowsFromTheTracker) {
   o.emitted(a, 1.25);
   o.emitted(a, 1.5);
   o.finished(a, 1.5);
-  o.rejected(b, 2.5, "prompt of 9000 tokens needs 563 blocks, the pool has 512");
+  o.rejected(b, 2.5, reason);
+}
+
+TEST(RequestsCsv, FinishedAndRejectedRowsFromTheTracker) {
+  std::string csv;
+  finish_one_reject_one(csv, "prompt of 9000 tokens needs 563 blocks, the pool has 512");
   EXPECT_EQ(csv,
             "7,0.5,0.75,1,1.5,12,3,8,1,13,finished,,0.5,0.25,1,0.25\n"
             "9,2,,,2.5,9000,0,0,0,0,rejected,"
@@ -90,6 +96,42 @@ TEST(RequestsCsv, ReasonsAreQuotedOnlyWhenTheyMustBe) {
   EXPECT_EQ(reason_cell("a,b"), "\"a,b\"");
   EXPECT_EQ(reason_cell("line\nbreak"), "\"line\nbreak\"");
   EXPECT_EQ(reason_cell(""), "");
+}
+
+TEST(RequestsCsv, ReadsBackWhatItWrote) {
+  std::string csv = std::string(requests_csv_header()) + "\r\n";
+  finish_one_reject_one(csv, "needs \"563\" blocks, the pool has 512");
+  const auto rows = parse_requests_csv(csv, "run.csv");
+  ASSERT_TRUE(rows) << rows.error();
+  ASSERT_EQ(rows->size(), 2u);
+  // Every number is checked by writing the rows again, below.
+  EXPECT_EQ((*rows)[0].outcome, request_outcome::finished);
+  EXPECT_EQ((*rows)[0].tpot_s, 0.25);
+  const request_record& r = (*rows)[1];
+  EXPECT_EQ(r.outcome, request_outcome::rejected);
+  EXPECT_EQ(r.reason, "needs \"563\" blocks, the pool has 512");
+  EXPECT_TRUE(std::isnan(r.ttft_s));
+  EXPECT_TRUE(std::isnan(r.first_token_s));
+  // Written again, the rows are the same bytes.
+  std::string again;
+  for (const request_record& x : *rows) append_requests_csv_row(again, x);
+  EXPECT_EQ(std::string(requests_csv_header()) + "\r\n" + again, csv);
+}
+
+TEST(RequestsCsv, ReadErrorsNameTheLineAndColumn) {
+  const std::string header(requests_csv_header());
+  const auto error = [](const std::string& text) {
+    const auto rows = parse_requests_csv(text, "run.csv");
+    return rows ? std::string("no error") : rows.error();
+  };
+  EXPECT_EQ(error(header + "\n7,0.5,0.75,1,1.5,12,3,0,0,0,finished,,abc,0.25,1,0.25\n"),
+            "run.csv:2: column ttft_s: 'abc' is not a number");
+  EXPECT_EQ(error(header + "\n7,0.5\n"), "run.csv:2: expected 16 cells, found 2");
+  EXPECT_EQ(error(header + "\n\n7,0.5,0.75,1,1.5,12,3,0,0,0,done,,1,0.25,1,0.25\n"),
+            "run.csv:3: column outcome: 'done' is neither finished nor rejected");
+  EXPECT_EQ(error("request_id,arrival_s\n"),
+            "run.csv:1: not a per-request CSV: expected the header " + header);
+  EXPECT_EQ(error(""), "run.csv: empty file, expected a per-request CSV");
 }
 
 }  // namespace

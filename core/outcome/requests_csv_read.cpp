@@ -1,0 +1,129 @@
+// Reading the per-request CSV back: the GUI's request table opens one written by
+// `simulate --requests`.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "load/csv.hpp"
+#include "load/numbers.hpp"
+#include "outcome/requests_csv.hpp"
+
+namespace kvscope {
+namespace {
+
+constexpr std::size_t column_count = 16;  // as requests_csv_header() lists them
+
+class row_reader {
+ public:
+  row_reader(const std::vector<std::string_view>& cells, std::string_view where)
+      : cells_(cells), where_(where) {}
+
+  // A time or latency: empty reads as NaN (undefined).
+  double real(std::size_t column) {
+    const std::string_view cell = cells_[column];
+    double v = std::numeric_limits<double>::quiet_NaN();
+    if (!cell.empty()) check(column, parse_finite(cell, v));
+    return v;
+  }
+  std::uint64_t whole(std::size_t column, std::uint64_t max) {
+    std::uint64_t v = 0;
+    check(column, parse_whole(cells_[column], max, v));
+    return v;
+  }
+  std::uint32_t count(std::size_t column) {
+    return static_cast<std::uint32_t>(whole(column, std::numeric_limits<std::uint32_t>::max()));
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  void check(std::size_t column, number_error e) {
+    if (e == number_error::none || !error_.empty()) return;
+    const std::string header(requests_csv_header());
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < column; ++i) start = header.find(',', start) + 1;
+    error_ = std::string(where_) + ": column " + header.substr(start, header.find(',', start) - start) +
+             ": '" + std::string(cells_[column]) + "' " + std::string(describe(e));
+  }
+
+  const std::vector<std::string_view>& cells_;
+  std::string_view where_;
+  std::string error_;
+};
+
+// split_csv keeps a doubled quote inside a quoted field doubled: the writer doubled it.
+std::string unquote(std::string_view cell) {
+  std::string out;
+  for (std::size_t i = 0; i < cell.size(); ++i) {
+    out += cell[i];
+    if (cell[i] == '"' && i + 1 < cell.size() && cell[i + 1] == '"') ++i;
+  }
+  return out;
+}
+
+expected<request_record, std::string> parse_row(const std::vector<std::string_view>& cells,
+                                                 const std::string& where) {
+  if (cells.size() != column_count) {
+    return unexpected{where + ": expected " + std::to_string(column_count) + " cells, found " +
+                      std::to_string(cells.size())};
+  }
+  row_reader in(cells, where);
+  request_record r;
+  r.request_id = in.whole(0, std::numeric_limits<std::uint64_t>::max());
+  r.arrival_s = in.real(1);
+  r.first_scheduled_s = in.real(2);
+  r.first_token_s = in.real(3);
+  r.finish_s = in.real(4);
+  r.prompt_tokens = in.count(5);
+  r.output_tokens = in.count(6);
+  r.cached_prompt_tokens = in.count(7);
+  r.preemptions = in.count(8);
+  r.recomputed_tokens = in.whole(9, std::numeric_limits<std::uint64_t>::max());
+  if (cells[10] == to_string(request_outcome::finished)) {
+    r.outcome = request_outcome::finished;
+  } else if (cells[10] == to_string(request_outcome::rejected)) {
+    r.outcome = request_outcome::rejected;
+  } else {
+    return unexpected{where + ": column outcome: '" + std::string(cells[10]) +
+                      "' is neither finished nor rejected"};
+  }
+  r.reason = unquote(cells[11]);
+  r.ttft_s = in.real(12);
+  r.tpot_s = in.real(13);
+  r.e2e_s = in.real(14);
+  r.queue_s = in.real(15);
+  if (!in.error().empty()) return unexpected{in.error()};
+  return r;
+}
+
+}  // namespace
+
+expected<std::vector<request_record>, std::string> parse_requests_csv(std::string_view text,
+                                                                      std::string_view name) {
+  std::vector<request_record> rows;
+  std::vector<std::string_view> cells;
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::string where = std::string(name) + ":" + std::to_string(line_no);
+    if (line_no == 1) {
+      if (line != requests_csv_header()) {
+        return unexpected{where + ": not a per-request CSV: expected the header " +
+                          std::string(requests_csv_header())};
+      }
+      continue;
+    }
+    if (line.empty()) continue;
+    if (!split_csv(line, cells)) return unexpected{where + ": a quote is left open"};
+    auto row = parse_row(cells, where);
+    if (!row) return unexpected{row.error()};
+    rows.push_back(std::move(*row));
+  }
+  if (line_no == 0) return unexpected{std::string(name) + ": empty file, expected a per-request CSV"};
+  return rows;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,142 @@
+// The latency panel: after a run, its whole-run percentiles are the run summary's, bit for
+// bit; its windows hold every finished request; the SLO lines sit at the SLOs; the request
+// table has a row per completed request, live or read from the CLI's --requests CSV; and a
+// what-if draws its (and the current config's) latency as a ghost.
+#include <QSortFilterProxyModel>
+#include <QTableView>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine_bridge.hpp"
+#include "gui_test_support.hpp"
+#include "io/session_file.hpp"
+#include "latency_charts.hpp"
+#include "latency_panel.hpp"
+#include "main_window.hpp"
+#include "policy_panel.hpp"
+#include "process.hpp"
+#include "qcustomplot_include.hpp"
+#include "request_table.hpp"
+#include "run/run_service.hpp"
+#include "run/run_summary.hpp"
+#include "temp_dir.hpp"
+#include "whatif_controller.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+run_description sessionWithSlo() {
+  run_description s = test::smallSession();
+  s.options.slo = "ttft=0.5,tpot=0.05";
+  return s;
+}
+
+// Plays the window's run to its end and lets the panel draw it.
+SnapshotPtr playToEnd(MainWindow& window, runner& feed) {
+  feed.post(play_command{});
+  EXPECT_TRUE(test::waitFor([&] { return window.bridge()->current() && window.bridge()->current()->finished; },
+                            std::chrono::seconds(60)));
+  window.latencyPanel()->redraw();
+  return window.bridge()->current();
+}
+
+TEST(Latency, WholeRunPercentilesAreTheRunSummarysAndEveryRequestIsDrawn) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(sessionWithSlo(), &feed);
+  const SnapshotPtr end = playToEnd(*window, *feed);
+  ASSERT_TRUE(end && end->summary);
+  const LatencyPanel& panel = *window->latencyPanel();
+  const outcome_summary& service = end->summary->service;
+  ASSERT_GT(service.finished, 50u);
+  EXPECT_EQ(panel.finishedRequests(), service.finished);
+  const latency_series& s = panel.series();
+  EXPECT_EQ(s.finished, service.finished);
+  EXPECT_EQ(s.good, service.good);
+  EXPECT_EQ(s.ttft_s.p99, service.latency.ttft_s.p99);
+  EXPECT_EQ(s.ttft_s.p50, service.latency.ttft_s.p50);
+  EXPECT_EQ(s.tpot_s.p99, service.latency.tpot_s.p99);
+  // And the run service's whole run of the same description (the live run had no commands).
+  const run_summary whole = run_to_end(sessionWithSlo()).summary;
+  EXPECT_EQ(s.ttft_s.p99, whole.service.latency.ttft_s.p99);
+
+  // One point per window on each line; the windows hold every finished request.
+  const LatencyCharts& charts = *panel.charts();
+  ASSERT_GT(s.windows.size(), 1u);
+  EXPECT_EQ(static_cast<std::size_t>(charts.p50Graph(LatencyCharts::ttft)->dataCount()), s.windows.size());
+  EXPECT_EQ(static_cast<std::size_t>(charts.goodputGraph()->dataCount()), s.windows.size());
+  std::uint64_t inWindows = 0;
+  double worst = 0;
+  for (const latency_window& w : s.windows) {
+    inWindows += w.finished;
+    if (!std::isnan(w.ttft_s.p99)) worst = std::max(worst, w.ttft_s.max);
+  }
+  EXPECT_EQ(inWindows, service.finished);
+  EXPECT_EQ(worst, service.latency.ttft_s.max);
+  EXPECT_GT(charts.queuePoints(), 0u);
+  // The SLO lines at the SLOs, in ms.
+  EXPECT_DOUBLE_EQ(charts.sloLineMs(LatencyCharts::ttft), 500.0);
+  EXPECT_DOUBLE_EQ(charts.sloLineMs(LatencyCharts::tpot), 50.0);
+  EXPECT_TRUE(panel.summaryText().contains(QStringLiteral("ttft=0.5,tpot=0.05")));
+  EXPECT_TRUE(panel.summaryText().startsWith(QStringLiteral("%1 done").arg(service.finished)));
+}
+
+TEST(Latency, WithoutAnSloThereAreNoSloLines) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  playToEnd(*window, *feed);
+  EXPECT_TRUE(std::isnan(window->latencyPanel()->charts()->sloLineMs(LatencyCharts::ttft)));
+  EXPECT_TRUE(std::isnan(window->latencyPanel()->charts()->sloLineMs(LatencyCharts::tpot)));
+}
+
+TEST(Latency, RequestTableHasARowPerRequestLiveAndFromTheCliCsv) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(sessionWithSlo(), &feed);
+  const SnapshotPtr end = playToEnd(*window, *feed);
+  RequestTableDialog* table = window->latencyPanel()->openRequestTable();
+  const auto completed = end->summary->service.finished + end->summary->service.rejected;
+  ASSERT_EQ(static_cast<std::uint64_t>(table->model()->rowCount()), completed);
+  EXPECT_EQ(completed, end->summary->requests_total);  // the load is over: every request is there
+
+  // Sorted by TTFT (column 3), numbers sort as numbers: the slowest comes last.
+  table->view()->sortByColumn(3, Qt::AscendingOrder);
+  const QAbstractItemModel* shown = table->view()->model();
+  const double last = shown->index(shown->rowCount() - 1, 3).data(RequestTableModel::sortRole).toDouble();
+  EXPECT_EQ(last, end->summary->service.latency.ttft_s.max);
+
+  // The CLI's --requests CSV for the same run reads into the same number of rows.
+  test::temp_dir dir;
+  ASSERT_TRUE(write_session(dir.file("run.kvscope.json"), sessionWithSlo()));
+  const auto cli = test::run_process({test::cli_path(), "replay", "--session", dir.file("run.kvscope.json"),
+                                      "--requests", dir.file("requests.csv"), "--quiet"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  QString error;
+  ASSERT_TRUE(table->loadCsv(QString::fromStdString(dir.file("requests.csv")), &error)) << error.toStdString();
+  EXPECT_EQ(static_cast<std::uint64_t>(table->model()->rowCount()), completed);
+  EXPECT_FALSE(table->loadCsv(QString::fromStdString(dir.file("missing.csv")), &error));
+  EXPECT_TRUE(error.contains(QStringLiteral("missing.csv")));
+}
+
+TEST(Latency, AWhatIfIsDrawnAsAGhostWithTheCurrentRun) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(sessionWithSlo(), &feed);
+  ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
+  window->policyPanel()->slider(PolicyPanel::q8Threshold)->setValue(600);
+  const LatencyCharts& charts = *window->latencyPanel()->charts();
+  ASSERT_TRUE(test::waitFor([&] {
+    window->latencyPanel()->redraw();
+    return window->whatIf()->whatIf() && window->whatIf()->current() &&
+           charts.ghostGraph(LatencyCharts::whatIf, LatencyCharts::ttft)->dataCount() > 0 &&
+           charts.ghostGraph(LatencyCharts::currentRun, LatencyCharts::ttft)->dataCount() > 0;
+  }, std::chrono::seconds(60)));
+  EXPECT_TRUE(charts.ghostGraph(LatencyCharts::whatIf, LatencyCharts::tpot)->visible());
+  // Dropping the what-if removes both ghosts.
+  window->discardWhatIf();
+  window->latencyPanel()->redraw();
+  EXPECT_FALSE(charts.ghostGraph(LatencyCharts::whatIf, LatencyCharts::ttft)->visible());
+  EXPECT_FALSE(charts.ghostGraph(LatencyCharts::currentRun, LatencyCharts::ttft)->visible());
+}
+
+}  // namespace
+}  // namespace kvscope::ui

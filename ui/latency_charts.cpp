@@ -1,0 +1,275 @@
+#include "latency_charts.hpp"
+
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "level_legend.hpp"
+#include "qcustomplot_include.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+// Seconds to ms; NaN (nothing measured) and values a log axis cannot show leave a gap.
+double ms(double seconds) { return seconds > 0 ? seconds * 1000 : nan; }
+
+QVector<QCPGraphData> points(const latency_series& s, double (*value)(const latency_window&)) {
+  QVector<QCPGraphData> out;
+  out.reserve(static_cast<qsizetype>(s.windows.size()));
+  for (const latency_window& w : s.windows) out.push_back({w.start_s + s.window_s / 2, value(w)});
+  return out;
+}
+
+QCPItemText* makeCaption(QCustomPlot* plot) {
+  auto* text = new QCPItemText(plot);
+  text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  text->setPadding(QMargins(3, 0, 3, 1));
+  QFont font = text->font();
+  font.setPointSizeF(font.pointSizeF() * 0.9);
+  text->setFont(font);
+  return text;
+}
+
+// A value axis fitted to what its graphs hold (and `extra`), with some room above.
+void fitValueAxis(QCPAxis* axis, const QList<QCPGraph*>& graphs, std::initializer_list<double> extra, bool log) {
+  double lower = std::numeric_limits<double>::infinity(), upper = 0;
+  for (QCPGraph* g : graphs) {
+    if (!g->visible()) continue;
+    bool found = false;
+    const QCPRange r = g->getValueRange(found, log ? QCP::sdPositive : QCP::sdBoth);
+    if (!found) continue;
+    lower = std::min(lower, r.lower);
+    upper = std::max(upper, r.upper);
+  }
+  for (const double v : extra) {
+    if (!(v > 0)) continue;
+    lower = std::min(lower, v);
+    upper = std::max(upper, v);
+  }
+  if (log) {
+    if (!(upper > 0)) lower = 1, upper = 1000;
+    axis->setRange(lower / 1.6, upper * 1.6);
+  } else {
+    axis->setRange(0, upper > 0 ? upper * 1.15 : 1);
+  }
+}
+
+}  // namespace
+
+LatencyCharts::LatencyCharts(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  legend_ = new ColorLegend;
+  layout->addWidget(legend_);
+  latency_ = new QCustomPlot(this);
+  latency_->setObjectName(QStringLiteral("latencyPlot"));
+  service_ = new QCustomPlot(this);
+  service_->setObjectName(QStringLiteral("servicePlot"));
+  buildLatencyPlot();
+  buildServicePlot();
+  layout->addWidget(latency_, 2);
+  layout->addWidget(service_, 1);
+  setTheme(lightTheme());
+}
+
+void LatencyCharts::buildLatencyPlot() {
+  prepareLivePlot(latency_);
+  for (const Metric m : {ttft, tpot}) {
+    p50_[m] = latency_->addGraph();
+    p99_[m] = latency_->addGraph();
+    p99_[m]->setChannelFillGraph(p50_[m]);  // the band: from p50 up to p99
+    sloLine_[m] = new QCPItemStraightLine(latency_);
+    sloText_[m] = makeCaption(latency_);
+  }
+  p50_[ttft]->setName(tr("TTFT p50"));
+  p99_[ttft]->setName(tr("TTFT p99"));
+  p50_[tpot]->setName(tr("TPOT p50"));
+  p99_[tpot]->setName(tr("TPOT p99"));
+  for (auto& ghost : ghostLatency_) {
+    for (QCPGraph*& g : ghost) g = latency_->addGraph();
+  }
+  latency_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+  auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+  latency_->yAxis->setTicker(ticker);
+  latency_->yAxis->setNumberFormat(QStringLiteral("gb"));
+  latency_->yAxis->setLabel(tr("latency (ms, log)"));
+  latency_->xAxis->setTickLabels(false);  // the plot below names the time axis
+  latency_->setMinimumHeight(110);
+  connect(latency_, &QCustomPlot::afterLayout, this,
+          [this] { fitAxesToSize(latency_, latency_->yAxis, tr("latency (ms, log)"), tr("ms")); });
+  hideLegend(latency_);
+}
+
+void LatencyCharts::buildServicePlot() {
+  prepareLivePlot(service_);
+  goodput_ = service_->addGraph();
+  goodput_->setName(tr("goodput"));
+  goodput_->setLineStyle(QCPGraph::lsStepCenter);
+  for (QCPGraph*& g : ghostGoodput_) {
+    g = service_->addGraph();
+    g->setLineStyle(QCPGraph::lsStepCenter);
+  }
+  service_->yAxis2->setVisible(true);
+  queue_ = service_->addGraph(service_->xAxis, service_->yAxis2);
+  queue_->setName(tr("waiting"));
+  queue_->setLineStyle(QCPGraph::lsStepLeft);
+  queue_->setAdaptiveSampling(true);
+  service_->yAxis->setLabel(tr("good req/s"));
+  service_->yAxis2->setLabel(tr("waiting"));
+  service_->xAxis->setLabel(tr("simulated time (s)"));
+  service_->setMinimumHeight(80);
+  connect(service_, &QCustomPlot::afterLayout, this, [this] {
+    fitAxesToSize(service_, service_->yAxis, tr("good req/s"), tr("req/s"));
+    // A short plot keeps its height for the data: the pressure plot beside names the time axis.
+    const QString time = service_->height() >= 110 ? tr("simulated time (s)") : QString();
+    if (service_->xAxis->label() != time) service_->xAxis->setLabel(time);
+    service_->yAxis2->ticker()->setTickCount(service_->yAxis->ticker()->tickCount());
+  });
+  hideLegend(service_);
+  // The two plots' value axes line up, so their time axes do too.
+  auto* margins = new QCPMarginGroup(latency_);
+  latency_->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+  service_->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+}
+
+void LatencyCharts::setTheme(const Theme& t) {
+  theme_ = &t;
+  for (QCustomPlot* plot : {latency_, service_}) applyPlotTheme(plot, t);
+  QCPAxis* right = service_->yAxis2;
+  right->setBasePen(QPen(t.mutedText, 1));
+  right->setTickPen(QPen(t.mutedText, 1));
+  right->setSubTickPen(QPen(t.mutedText, 1));
+  right->setTickLabelColor(t.text);
+  right->setLabelColor(t.text);
+  const std::array<QColor, 2> colors{t.accent, t.level[3]};
+  for (const Metric m : {ttft, tpot}) {
+    p50_[m]->setPen(QPen(colors[m], 1.8));
+    p99_[m]->setPen(QPen(mix(t.base, colors[m], 0.55), 1));
+    QColor band = colors[m];
+    band.setAlpha(t.dark ? 70 : 50);
+    p99_[m]->setBrush(band);
+    sloLine_[m]->setPen(QPen(colors[m], 1.2, Qt::DashLine));
+    sloText_[m]->setColor(colors[m]);
+    QColor veil = t.base;
+    veil.setAlpha(220);
+    sloText_[m]->setBrush(veil);
+    for (const Ghost g : {whatIf, currentRun}) {
+      ghostLatency_[g][m]->setPen(QPen(mix(colors[m], t.text, 0.4), 1.5, g == whatIf ? Qt::DashLine : Qt::DotLine));
+    }
+  }
+  goodput_->setPen(QPen(t.level[1], 1.8));
+  for (const Ghost g : {whatIf, currentRun}) {
+    ghostGoodput_[g]->setPen(QPen(mix(t.level[1], t.text, 0.4), 1.5, g == whatIf ? Qt::DashLine : Qt::DotLine));
+  }
+  queue_->setPen(QPen(t.usageLine, 1));
+  updateLegend();
+  replot();
+}
+
+void LatencyCharts::updateLegend() {
+  using Swatch = ColorLegend::Swatch;
+  const auto line = [](QCPGraph* g, const QString& text, const QString& tip) {
+    return ColorLegend::Entry{g->pen().color(), text, tip, false, {}, Swatch::line, g->pen().style(), g->pen().widthF()};
+  };
+  QVector<ColorLegend::Entry> entries{
+      line(p50_[ttft], tr("TTFT"), tr("Time to first token: p50 line, p50–p99 band, per window of finish times; dashed "
+                                          "straight line: its --slo")),
+      line(p50_[tpot], tr("TPOT"), tr("Time per output token after the first: p50 line, p50–p99 band; dashed straight "
+                                          "line: its --slo")),
+      line(goodput_, tr("goodput"), tr("Requests finished per second meeting every SLO (all of them without one); "
+                                       "the grey line is the queue: requests waiting, each step (right axis)"))};
+  if (ghostShown_[whatIf]) {
+    entries.push_back(line(ghostLatency_[whatIf][ttft], tr("what-if"),
+                           tr("Dashed: p99s and goodput of the whole load run with the what-if config")));
+  }
+  if (ghostShown_[currentRun]) {
+    entries.push_back(line(ghostLatency_[currentRun][ttft], tr("current"),
+                           tr("Dotted: the same for the whole load run with the current config")));
+  }
+  legend_->setEntries(entries);
+}
+
+void LatencyCharts::setSlo(const slo_spec& slo) {
+  const std::array<std::optional<double>, 2> limits{slo.ttft_s, slo.tpot_s};
+  for (const Metric m : {ttft, tpot}) {
+    const bool shown = limits[m].has_value();
+    sloLine_[m]->setVisible(shown);
+    sloText_[m]->setVisible(shown);
+    if (!shown) continue;
+    const double v = *limits[m] * 1000;
+    sloLine_[m]->point1->setCoords(0, v);
+    sloLine_[m]->point2->setCoords(1, v);
+    // Above their lines, TTFT's at the left (where queues are short early in a run) and TPOT's
+    // at the right (where TTFT has usually grown past it): they never meet each other.
+    sloText_[m]->position->setCoords(m == ttft ? 0.01 : 0.99, v);
+    sloText_[m]->setPositionAlignment((m == ttft ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
+    const QString limit = v >= 1000 ? tr("%1 s").arg(v / 1000, 0, 'g', 4) : tr("%1 ms").arg(v, 0, 'g', 4);
+    sloText_[m]->setText(tr("%1 SLO %2").arg(m == ttft ? tr("TTFT") : tr("TPOT"), limit));
+  }
+  updateLegend();
+}
+
+double LatencyCharts::sloLineMs(Metric m) const {
+  return sloLine_[m]->visible() ? sloLine_[m]->point1->coords().y() : nan;
+}
+
+void LatencyCharts::showSeries(const latency_series& s) {
+  p50_[ttft]->data()->set(points(s, [](const latency_window& w) { return ms(w.ttft_s.p50); }), true);
+  p99_[ttft]->data()->set(points(s, [](const latency_window& w) { return ms(w.ttft_s.p99); }), true);
+  p50_[tpot]->data()->set(points(s, [](const latency_window& w) { return ms(w.tpot_s.p50); }), true);
+  p99_[tpot]->data()->set(points(s, [](const latency_window& w) { return ms(w.tpot_s.p99); }), true);
+  goodput_->data()->set(points(s, [](const latency_window& w) { return w.goodput_rps; }), true);
+}
+
+void LatencyCharts::showGhost(Ghost g, const latency_series* s) {
+  const bool shown = s != nullptr;
+  const latency_series none;
+  const latency_series& from = shown ? *s : none;
+  ghostLatency_[g][ttft]->data()->set(points(from, [](const latency_window& w) { return ms(w.ttft_s.p99); }), true);
+  ghostLatency_[g][tpot]->data()->set(points(from, [](const latency_window& w) { return ms(w.tpot_s.p99); }), true);
+  ghostGoodput_[g]->data()->set(points(from, [](const latency_window& w) { return w.goodput_rps; }), true);
+  for (QCPGraph* graph : {ghostLatency_[g][ttft], ghostLatency_[g][tpot], ghostGoodput_[g]}) graph->setVisible(shown);
+  if (ghostShown_[g] != shown) {
+    ghostShown_[g] = shown;
+    updateLegend();
+  }
+}
+
+void LatencyCharts::appendQueue(const step_metrics& m) {
+  const double waiting = static_cast<double>(m.num_requests_waiting);
+  queue_->addData(m.sim_time_s, waiting);
+  queueMax_ = std::max(queueMax_, waiting);
+}
+
+void LatencyCharts::clearQueue() {
+  queue_->data()->clear();
+  queueMax_ = 0;
+}
+
+std::size_t LatencyCharts::queuePoints() const { return static_cast<std::size_t>(queue_->dataCount()); }
+
+void LatencyCharts::fitRanges(double end_s) {
+  const double end = std::max(end_s, 1.0);
+  latency_->xAxis->setRange(0, end);
+  service_->xAxis->setRange(0, end);
+  fitValueAxis(latency_->yAxis,
+               {p50_[ttft], p99_[ttft], p50_[tpot], p99_[tpot], ghostLatency_[0][0], ghostLatency_[0][1],
+                ghostLatency_[1][0], ghostLatency_[1][1]},
+               {sloLineMs(ttft), sloLineMs(tpot)}, true);
+  fitValueAxis(service_->yAxis, {goodput_, ghostGoodput_[0], ghostGoodput_[1]}, {}, false);
+  service_->yAxis2->setRange(0, queueMax_ > 0 ? queueMax_ * 1.15 : 1);
+}
+
+void LatencyCharts::replot() {
+  latency_->replot(QCustomPlot::rpQueuedReplot);
+  service_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace kvscope::ui

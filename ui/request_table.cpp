@@ -1,0 +1,154 @@
+#include "request_table.hpp"
+
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "outcome/requests_csv.hpp"
+#include "util/text_file.hpp"
+
+namespace kvscope::ui {
+namespace {
+
+enum Column { id, outcome, arrival, ttft, tpot, e2e, queue, prompt, output, cached, preempted, reason, columns };
+
+// Seconds as milliseconds, or "" when undefined (NaN): an empty cell, as in the CSV.
+QVariant milliseconds(double seconds, int role) {
+  if (std::isnan(seconds)) return role == RequestTableModel::sortRole ? QVariant(-1.0) : QVariant(QString());
+  if (role == RequestTableModel::sortRole) return seconds;
+  return QString::number(seconds * 1000, 'f', seconds < 1 ? 1 : 0);
+}
+
+}  // namespace
+
+RequestTableModel::RequestTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RequestTableModel::setRecords(RequestsPtr records) {
+  beginResetModel();
+  records_ = std::move(records);
+  endResetModel();
+}
+
+int RequestTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() || !records_ ? 0 : static_cast<int>(records_->size());
+}
+
+int RequestTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : columns; }
+
+QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || !records_ || (role != Qt::DisplayRole && role != sortRole)) {
+    if (role == Qt::TextAlignmentRole && index.column() != outcome && index.column() != reason) {
+      return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+  }
+  const request_record& r = (*records_)[static_cast<std::size_t>(index.row())];
+  const auto count = [role](std::uint64_t n) { return role == sortRole ? QVariant(static_cast<double>(n)) : QVariant(QString::number(n)); };
+  switch (index.column()) {
+    case id: return count(r.request_id);
+    case outcome: return QString::fromLatin1(to_string(r.outcome).data());
+    case arrival: return role == sortRole ? QVariant(r.arrival_s) : QVariant(QString::number(r.arrival_s, 'f', 3));
+    case ttft: return milliseconds(r.ttft_s, role);
+    case tpot: return milliseconds(r.tpot_s, role);
+    case e2e: return milliseconds(r.e2e_s, role);
+    case queue: return milliseconds(r.queue_s, role);
+    case prompt: return count(r.prompt_tokens);
+    case output: return count(r.output_tokens);
+    case cached: return count(r.cached_prompt_tokens);
+    case preempted: return count(r.preemptions);
+    case reason: return QString::fromStdString(r.reason);
+    default: return {};
+  }
+}
+
+QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
+  static const char* const names[] = {"request", "outcome", "arrival (s)", "TTFT (ms)", "TPOT (ms)", "e2e (ms)",
+                                      "queue (ms)", "prompt", "output", "cached", "preempted", "reason"};
+  static const char* const tips[] = {
+      "The request's id in the load", "Finished, or rejected (it can never fit)", "When it arrived, simulated seconds",
+      "Time to first token: first token - arrival", "Time per output token after the first",
+      "End to end: finish - arrival", "Waiting before it was first scheduled", "Prompt tokens",
+      "Output tokens emitted", "Prompt tokens found in the prefix cache", "Times it was preempted (recomputed)",
+      "Why it was rejected"};
+  if (section < 0 || section >= columns) return {};
+  if (role == Qt::DisplayRole) return tr(names[section]);
+  if (role == Qt::ToolTipRole) return tr(tips[section]);
+  return {};
+}
+
+RequestTableDialog::RequestTableDialog(QWidget* parent) : QDialog(parent) {
+  setObjectName(QStringLiteral("requestTable"));
+  setWindowTitle(tr("Requests"));
+  auto* layout = new QVBoxLayout(this);
+  source_ = new QLabel;
+  source_->setWordWrap(true);
+  layout->addWidget(source_);
+  model_ = new RequestTableModel(this);
+  sorted_ = new QSortFilterProxyModel(this);
+  sorted_->setSourceModel(model_);
+  sorted_->setSortRole(RequestTableModel::sortRole);
+  view_ = new QTableView;
+  view_->setModel(sorted_);
+  view_->setSortingEnabled(true);
+  view_->sortByColumn(-1, Qt::AscendingOrder);  // completion order until a header is clicked
+  view_->setAlternatingRowColors(true);
+  view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view_->verticalHeader()->setVisible(false);
+  view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 6);
+  view_->horizontalHeader()->setStretchLastSection(true);
+  layout->addWidget(view_, 1);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+  QPushButton* open = buttons->addButton(tr("Open CSV…"), QDialogButtonBox::ActionRole);
+  open->setToolTip(tr("Show a per-request CSV written by kvscope-cli simulate --requests FILE"));
+  connect(open, &QPushButton::clicked, this, &RequestTableDialog::openCsv);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  layout->addWidget(buttons);
+  resize(900, 520);
+}
+
+void RequestTableDialog::setRecords(RequestsPtr records, const QString& source) {
+  std::size_t finished = 0;
+  if (records) {
+    for (const request_record& r : *records) finished += r.outcome == request_outcome::finished;
+  }
+  const std::size_t total = records ? records->size() : 0;
+  model_->setRecords(std::move(records));
+  view_->resizeColumnsToContents();
+  source_->setText(tr("%1 requests (%2 finished, %3 rejected) from %4. Click a header to sort.")
+                       .arg(total).arg(finished).arg(total - finished).arg(source.toHtmlEscaped()));
+}
+
+bool RequestTableDialog::loadCsv(const QString& path, QString* error) {
+  const auto text = read_text_file(path.toStdString());
+  if (!text) {
+    if (error) *error = QString::fromStdString(text.error());
+    return false;
+  }
+  auto rows = parse_requests_csv(*text, path.toStdString());
+  if (!rows) {
+    if (error) *error = QString::fromStdString(rows.error());
+    return false;
+  }
+  setRecords(std::make_shared<const std::vector<request_record>>(std::move(*rows)), path);
+  return true;
+}
+
+QString RequestTableDialog::sourceText() const { return source_->text(); }
+
+void RequestTableDialog::openCsv() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open a per-request CSV"), {},
+                                                    tr("Per-request CSV (*.csv);;All files (*)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!loadCsv(path, &error)) source_->setText(tr("<b>Could not open it:</b> %1").arg(error.toHtmlEscaped()));
+}
+
+}  // namespace kvscope::ui

@@ -15,6 +15,10 @@ packages=(
 if [[ "${1:-}" == "--dev" ]]; then
   packages+=(clang-14 libclang-rt-14-dev valgrind linux-perf)
 fi
+# The fuzzers' compiler and runtime only (CI's bounded fuzzing run): `install-deps.sh --fuzz`.
+if [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
 # Tools that check the .deb (packaging/check-package.sh): `install-deps.sh --package`.
 if [[ "${1:-}" == "--package" ]]; then
   packages+=(lintian desktop-file-utils appstream man-db)

@@ -8,8 +8,9 @@
 namespace kvscope::fuzz {
 
 enum class target { azure, burstgpt, vidur, mooncake, native, detect, gen_spec, policy };
-// Documents of the other readers (fuzz_file_bodies.cpp, which needs all of core).
-enum class document { session, model_config, vllm_bench, tour };
+// Documents of the other readers (fuzz_file_bodies.cpp, which needs all of core): sessions,
+// config.json, vLLM bench results, tour scripts, per-request CSVs and sweep CSVs (GUI views).
+enum class document { session, model_config, vllm_bench, tour, requests_csv, sweep_csv };
 
 // Runs one input through `t`; aborts when an invariant is broken.
 void run_one(target t, const std::uint8_t* data, std::size_t size);

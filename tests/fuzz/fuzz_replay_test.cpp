@@ -49,6 +49,8 @@ TEST(FuzzCorpus, Session) { replay_dir(document::session, corpus / "session"); }
 TEST(FuzzCorpus, ModelConfig) { replay_dir(document::model_config, corpus / "model_config"); }
 TEST(FuzzCorpus, VllmBench) { replay_dir(document::vllm_bench, corpus / "vllm_bench"); }
 TEST(FuzzCorpus, Tour) { replay_dir(document::tour, corpus / "tour"); }
+TEST(FuzzCorpus, RequestsCsv) { replay_dir(document::requests_csv, corpus / "requests_csv"); }
+TEST(FuzzCorpus, SweepCsv) { replay_dir(document::sweep_csv, corpus / "sweep_csv"); }
 TEST(FuzzCorpus, TestDataThroughDetection) { replay_dir(target::detect, KVSCOPE_TEST_DATA_DIR); }
 
 TEST(FuzzCorpus, EmptyAndTinyInputs) {
@@ -58,7 +60,8 @@ TEST(FuzzCorpus, EmptyAndTinyInputs) {
     const std::uint8_t one[] = {'\n'};
     run_one(t, one, 1);
   }
-  for (auto d : {document::session, document::model_config, document::vllm_bench, document::tour}) {
+  for (auto d : {document::session, document::model_config, document::vllm_bench, document::tour,
+                 document::requests_csv, document::sweep_csv}) {
     run_document(d, nullptr, 0);
     const std::uint8_t one[] = {'\n'};
     run_document(d, one, 1);

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes every reader of files written by others (loads, policies, sessions, model configs, vLLM
-# benchmark results, tour scripts) with libFuzzer for a bounded time per target.
+# benchmark results, tour scripts, per-request and sweep CSVs) with libFuzzer for a bounded time per target.
 #
 #   tests/fuzz/run_fuzz.sh [--seconds N] [--build DIR] [--cxx CLANG] [--jobs J] [TARGET...]
 #
 # TARGETs: azure burstgpt vidur mooncake native detect gen_spec policy session model_config
-# vllm_bench tour (default: all).
+# vllm_bench tour requests_csv sweep_csv (default: all).
 # Builds all of core (CMake, into DIR/core) and the fuzz bodies with clang
 # (-fsanitize=fuzzer,address,undefined) into DIR (default build/fuzz), then runs each target for
 # N seconds (default 60) starting from
@@ -32,7 +32,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ ${#targets[@]} -gt 0 ]] ||
-  targets=(azure burstgpt vidur mooncake native detect gen_spec policy session model_config vllm_bench tour)
+  targets=(azure burstgpt vidur mooncake native detect gen_spec policy session model_config vllm_bench tour
+           requests_csv sweep_csv)
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer $sanitize -I"$root/core" -I"$root/tests/fuzz"

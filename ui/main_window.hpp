@@ -162,7 +162,11 @@ class MainWindow : public QMainWindow {
   void placeWindow();  // default layout, fitted to the screen (main_window_layout.cpp)
   void setDefaultLayout();
   void placeDocks();
-  void buildMenus();
+  void buildMenus();  // the four below, in menu-bar order
+  void buildFileMenu();
+  void buildRunMenu();
+  void buildViewMenu();
+  void buildHelpMenu();
   void buildStatusBar();
   void wire();
   void buildComparison();  // the what-if, compare and run list (main_window_compare.cpp)

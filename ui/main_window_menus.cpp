@@ -20,6 +20,13 @@
 namespace kvscope::ui {
 
 void MainWindow::buildMenus() {
+  buildFileMenu();
+  buildRunMenu();
+  buildViewMenu();
+  buildHelpMenu();
+}
+
+void MainWindow::buildFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   liveActions_ << file->addAction(tr("&Open trace…"), QKeySequence::Open, this, [this] {
     const QString path = askOpenPath(tr("Open a recorded load"),
@@ -88,7 +95,9 @@ void MainWindow::buildMenus() {
   }
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
 
+void MainWindow::buildRunMenu() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   auto* play = run->addAction(tr("Play / pause"), QKeySequence(Qt::Key_Space), runPanel_, &RunPanel::togglePlay);
   auto* step = run->addAction(tr("Step"), QKeySequence(Qt::Key_N), runPanel_, &RunPanel::stepOnce);
@@ -105,7 +114,9 @@ void MainWindow::buildMenus() {
                                  &MainWindow::applyWhatIf);
   run->addAction(tr("Pin the selected run as &baseline"), QKeySequence(Qt::CTRL | Qt::Key_B), runList_,
                  &RunListPanel::pinBaseline);
+}
 
+void MainWindow::buildViewMenu() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   auto* modes = new QActionGroup(this);
   byPrecision_ = view->addAction(tr("Colour blocks by &precision"));
@@ -126,7 +137,9 @@ void MainWindow::buildMenus() {
   view->addSeparator();
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+}
 
+void MainWindow::buildHelpMenu() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("What am I looking at?"), QKeySequence::HelpContents, this, [this] {
     QMessageBox::information(

@@ -262,7 +262,8 @@ void LatencyCharts::fitRanges(double end_s) {
   fitValueAxis(latency_->yAxis,
                {p50_[ttft], p99_[ttft], p50_[tpot], p99_[tpot], ghostLatency_[0][0], ghostLatency_[0][1],
                 ghostLatency_[1][0], ghostLatency_[1][1]},
-               {sloLineMs(ttft), sloLineMs(tpot)}, true);
+               // An SLO's caption sits above its line: room for it up to 3× the limit (log axis).
+               {sloLineMs(ttft), sloLineMs(tpot), 3 * sloLineMs(ttft), 3 * sloLineMs(tpot)}, true);
   fitValueAxis(service_->yAxis, {goodput_, ghostGoodput_[0], ghostGoodput_[1]}, {}, false);
   service_->yAxis2->setRange(0, queueMax_ > 0 ? queueMax_ * 1.15 : 1);
 }

@@ -1,5 +1,6 @@
 #include "sweep/sweep_table.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -133,6 +134,13 @@ expected<csv_table, std::string> parse_csv(std::string_view text, std::string_vi
     const std::string_view row_text = text.substr(start, pos - start);
     if (cells.size() == 1 && cells[0].empty()) continue;  // a blank line
     if (table.header.empty()) {
+      // A column named twice would make "the column x" mean two things (pareto, the sweep view).
+      for (std::size_t c = 1; c < cells.size(); ++c) {
+        if (std::find(cells.begin(), cells.begin() + static_cast<std::ptrdiff_t>(c), cells[c]) !=
+            cells.begin() + static_cast<std::ptrdiff_t>(c)) {
+          return unexpected{where(start_line) + "column '" + cells[c] + "' appears twice in the header"};
+        }
+      }
       table.header = std::move(cells);
       table.header_text = std::string(row_text);
       continue;

@@ -73,6 +73,11 @@ TEST(SweepData, BadFilesAreRefusedNamingTheFileAndLine) {
   ASSERT_FALSE(e);
   EXPECT_NE(e.error().find("no metric column"), std::string::npos) << e.error();
 
+  // Found by fuzzing: a metric named twice made "the column goodput_rps" mean two columns.
+  e = parse_sweep_data("index,q8_threshold,goodput_rps,goodput_rps\n0,0.5,1,2\n", "d.csv");
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error(), "d.csv:1: column 'goodput_rps' appears twice in the header");
+
   e = read_sweep_data("no/such/file.csv");
   ASSERT_FALSE(e);
   EXPECT_NE(e.error().find("no/such/file.csv"), std::string::npos) << e.error();

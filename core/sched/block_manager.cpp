@@ -43,11 +43,6 @@ const block_manager::tracked& block_manager::at(sequence_id seq) const {
   return tracked_[static_cast<std::size_t>(cid)];
 }
 
-sequence_id block_manager::cache_id(sequence_id seq) const {
-  if (seq < 0 || static_cast<std::size_t>(seq) >= cache_of_.size()) return no_sequence;
-  return cache_of_[static_cast<std::size_t>(seq)];
-}
-
 std::uint64_t block_manager::stream(sequence_id seq) const {
   const sequence_id cid = cache_id(seq);
   return cid == no_sequence ? 0 : tracked_[static_cast<std::size_t>(cid)].stream;

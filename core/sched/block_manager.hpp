@@ -47,7 +47,10 @@ class block_manager final : public kv_cache_manager {
   void set_guaranteed_level(precision level) noexcept { guaranteed_level_ = level; }
 
   // The paged cache's id for a scheduler sequence; no_sequence when it has none.
-  sequence_id cache_id(sequence_id seq) const;
+  sequence_id cache_id(sequence_id seq) const {
+    if (seq < 0 || static_cast<std::size_t>(seq) >= cache_of_.size()) return no_sequence;
+    return cache_of_[static_cast<std::size_t>(seq)];
+  }
   // The synthetic data stream of a scheduler sequence (data mode; equal for shared content).
   std::uint64_t stream(sequence_id seq) const;
   const prefix_cache_stats& prefix_stats() const noexcept { return stats_; }

@@ -227,8 +227,8 @@ void engine::measure_quality() {
   ++totals_.quality_samples;
 }
 
-void engine::record(const step_plan& plan, double step_seconds, const step_work& work) {
-  const auto usage = cache_->pool().usage();
+void engine::record(const step_plan& plan, double step_seconds, const step_work& work,
+                    const pool_usage& usage) {
   step_metrics m;
   m.step = steps_;
   m.sim_time_s = clock_s_;
@@ -288,11 +288,14 @@ bool engine::step() {
   // leave its state (level, EWMA, transitions) untouched.
   const policy_config& policy = policy_.config();
   precision level = policy_.level();
+  pool_usage usage = cache_->pool().usage();
   if (policy.family == policy_family::ewma) {
-    level = *policy_.observe(pressure());
+    level = *policy_.observe(referenced_share(usage));
     kv_->set_cold_level(level);
   }
   const auto migrated = cache_->migrate(policy, level, options_.migration_batch);
+  // Only a migration changes the pool between here and record(): reuse the usage otherwise.
+  if (migrated.blocks > 0 || migrated.stalled) usage = cache_->pool().usage();
   totals_.migrated_blocks += migrated.blocks;
   // Re-quantizing reads each block at its old level and writes it at its new one:
   // sum(old + new) = 2 sum(new) + bytes freed.
@@ -310,7 +313,7 @@ bool engine::step() {
       steps_ % options_.quality_every == 0) {
     measure_quality();
   }
-  record(plan, seconds, work);
+  record(plan, seconds, work, usage);
   ++steps_;
   return true;
 }

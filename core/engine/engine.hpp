@@ -152,7 +152,9 @@ class engine {
   void send(const request& r);
   void write_new_tokens();
   void measure_quality();
-  void record(const step_plan& plan, double step_seconds, const step_work& work);
+  // `usage`: the pool now (after this step's migration).
+  void record(const step_plan& plan, double step_seconds, const step_work& work,
+              const pool_usage& usage);
   precision level_in_force(const pool_usage& usage) const noexcept;
   // The step's work for the roofline: tokens, attention reads and the KV bytes they touch.
   step_work measure_work(const step_plan& plan) const;

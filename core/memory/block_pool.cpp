@@ -56,10 +56,6 @@ std::uint32_t block_pool::reserve_for(std::uint64_t scale_bytes) const noexcept 
   return static_cast<std::uint32_t>((scale_bytes + frame_bytes_ - 1) / frame_bytes_);
 }
 
-std::uint32_t block_pool::free_frames() const noexcept {
-  return frame_count() - used_frames_ - reserve_for(scale_bytes_);
-}
-
 double block_pool::occupancy() const noexcept {
   return static_cast<double>(bytes_in_use()) / static_cast<double>(budget_bytes());
 }
@@ -78,8 +74,10 @@ std::uint32_t block_pool::find_place(precision tier) const noexcept {
   } else {
     return no_place;
   }
-  const std::uint64_t frames_needed = used_frames_ + (new_frame ? 1u : 0u) +
-                                      reserve_for(scale_bytes_ + layout(tier).scale_bytes);
+  const std::uint64_t scale = layout(tier).scale_bytes;
+  const std::uint64_t frames_needed =
+      used_frames_ + (new_frame ? 1u : 0u) +
+      (scale == 0 ? scale_reserved_frames_ : reserve_for(scale_bytes_ + scale));
   if (frames_needed > frame_count()) return no_place;
   return frame * 4 + slot;
 }
@@ -102,7 +100,10 @@ void block_pool::occupy(std::uint32_t place, precision tier) noexcept {
       open_set_[t].insert(frame_of(place));
     }
   }
-  scale_bytes_ += layouts_[t].scale_bytes;
+  if (layouts_[t].scale_bytes != 0) {
+    scale_bytes_ += layouts_[t].scale_bytes;
+    scale_reserved_frames_ = reserve_for(scale_bytes_);
+  }
   ++blocks_[t];
 }
 
@@ -111,7 +112,10 @@ void block_pool::vacate(std::uint32_t place) noexcept {
   const int t = ordinal(frame.tier);
   assert((frame.used & (1u << slot_of(place))) != 0);
   frame.used = static_cast<std::uint8_t>(frame.used & ~(1u << slot_of(place)));
-  scale_bytes_ -= layouts_[t].scale_bytes;
+  if (layouts_[t].scale_bytes != 0) {
+    scale_bytes_ -= layouts_[t].scale_bytes;
+    scale_reserved_frames_ = reserve_for(scale_bytes_);
+  }
   --blocks_[t];
   if (frame.used == 0) {
     if (slots_per_frame(frame.tier) > 1) open_set_[t].erase(frame_of(place));
@@ -243,10 +247,6 @@ std::optional<std::vector<placement>> block_pool::relocate(std::span<const block
   return old;
 }
 
-bool block_pool::is_live(block_id b) const noexcept {
-  return b < records_.size() && records_[b].place != no_place;
-}
-
 block_info block_pool::info(block_id b) const noexcept {
   assert(is_live(b));
   const record& r = records_[b];
@@ -275,7 +275,7 @@ pool_usage block_pool::usage() const noexcept {
   u.scale_bytes = scale_bytes_;
   u.frames = frame_count();
   u.used_frames = used_frames_;
-  u.scale_reserved_frames = reserve_for(scale_bytes_);
+  u.scale_reserved_frames = scale_reserved_frames_;
   u.free_frames = free_frames();
   return u;
 }
@@ -284,7 +284,7 @@ void block_pool::snapshot(frame_map& into) const {
   into.block_size = config_.block_size;
   into.frame_bytes = frame_bytes_;
   into.scale_bytes = scale_bytes_;
-  into.scale_reserved_frames = reserve_for(scale_bytes_);
+  into.scale_reserved_frames = scale_reserved_frames_;
   into.frames.assign(frames_.size(), frame_info{});
   for (std::size_t f = 0; f < frames_.size(); ++f) {
     into.frames[f].tier = frames_[f].tier;

@@ -143,7 +143,8 @@ class block_pool {
   // from, before anything writes the new places), or nullopt with no change when they do not fit.
   std::optional<std::vector<placement>> relocate(std::span<const block_id> blocks, precision to);
 
-  bool is_live(block_id b) const noexcept;  // allocated: referenced or cached
+  // Allocated: referenced or cached.
+  bool is_live(block_id b) const noexcept { return b < records_.size() && records_[b].place != no_place; }
   // Every block id ever handed out is below this (for tables indexed by block id).
   block_id block_id_limit() const noexcept { return static_cast<block_id>(records_.size()); }
   bool is_cached(block_id b) const noexcept { return records_[b].refs == 0; }
@@ -163,7 +164,9 @@ class block_pool {
 
   std::uint64_t bytes_in_use() const noexcept { return used_frames_ * frame_bytes_ + scale_bytes_; }
   std::uint64_t free_bytes() const noexcept { return budget_bytes() - bytes_in_use(); }
-  std::uint32_t free_frames() const noexcept;
+  std::uint32_t free_frames() const noexcept {
+    return frame_count() - used_frames_ - scale_reserved_frames_;
+  }
   // bytes_in_use / budget, in [0, 1].
   double occupancy() const noexcept;
   pool_usage usage() const noexcept;
@@ -210,6 +213,9 @@ class block_pool {
   std::array<index_set, 4> open_set_;  // split frames with a live and an empty slot, by tier
   std::uint32_t used_frames_ = 0;
   std::uint64_t scale_bytes_ = 0;
+  // reserve_for(scale_bytes_), kept as scale_bytes_ changes: free_frames() and every fp16
+  // allocation ask for it, and a 64-bit division each time is dear.
+  std::uint32_t scale_reserved_frames_ = 0;
   std::array<std::uint64_t, 4> blocks_{};
   std::array<std::uint64_t, 4> cached_{};
   std::array<std::uint64_t, 4> references_{};  // sum of refcounts, by tier

@@ -69,6 +69,7 @@ std::string block_pool::audit() const {
   if (blocks != blocks_ || cached != cached_) return "block counters disagree";
   if (references != references_) return "reference counters disagree";
   if (scale != scale_bytes_) return "scale bytes disagree";
+  if (scale_reserved_frames_ != reserve_for(scale_bytes_)) return "reserved scale frames disagree";
   if (used_frames_ + reserve_for(scale_bytes_) > frame_count()) return "scales overrun the budget";
   const pool_usage u = usage();
   std::uint64_t total = u.scale_bytes + u.free_bytes;

@@ -17,16 +17,6 @@ paged_cache::paged_cache(const paged_cache_config& config)
   if (std::has_single_bit(block_size())) block_shift_ = std::countr_zero(block_size());
 }
 
-paged_cache::sequence_blocks* paged_cache::find(sequence_id seq) noexcept {
-  if (seq < 0 || static_cast<std::size_t>(seq) >= seqs_.size()) return nullptr;
-  sequence_blocks& s = seqs_[static_cast<std::size_t>(seq)];
-  return s.alive ? &s : nullptr;
-}
-
-const paged_cache::sequence_blocks* paged_cache::find(sequence_id seq) const noexcept {
-  return const_cast<paged_cache*>(this)->find(seq);
-}
-
 sequence_id paged_cache::create_sequence() {
   sequence_id id;
   if (!free_ids_.empty()) {
@@ -142,15 +132,14 @@ expected<void, cache_error> paged_cache::pop_block(sequence_id seq) {
   return {};
 }
 
-expected<void, cache_error> paged_cache::advance(sequence_id seq, std::uint32_t tokens) {
-  sequence_blocks* s = find(seq);
-  if (s == nullptr) return unexpected{cache_error::sequence_not_found};
-  const std::uint64_t end = std::uint64_t{s->length} + tokens;
-  if (end > (s->first_block + s->table.size()) * std::uint64_t{block_size()}) {
+expected<void, cache_error> paged_cache::advance_many(sequence_id seq, sequence_blocks& s,
+                                                      std::uint32_t tokens) {
+  const std::uint64_t end = std::uint64_t{s.length} + tokens;
+  if (end > (s.first_block + s.table.size()) * std::uint64_t{block_size()}) {
     return unexpected{cache_error::position_out_of_range};
   }
-  grow_length(*s, static_cast<std::uint32_t>(end));
-  if (config_.max_tokens != 0) apply_window(seq, *s);
+  grow_length(s, static_cast<std::uint32_t>(end));
+  if (config_.max_tokens != 0) apply_window(seq, s);
   return {};
 }
 

@@ -100,7 +100,22 @@ class paged_cache {
   void evict(block_id b) noexcept { pool_.evict(b); }
   // length += tokens without writing data (accounting mode, or prefix tokens already present).
   // position_out_of_range when the result would exceed capacity.
-  expected<void, cache_error> advance(sequence_id seq, std::uint32_t tokens);
+  // Inline for one token without a window: accounting mode advances every sequence by one token
+  // every step.
+  expected<void, cache_error> advance(sequence_id seq, std::uint32_t tokens) {
+    sequence_blocks* s = find(seq);
+    if (s == nullptr) return unexpected{cache_error::sequence_not_found};
+    if (tokens != 1 || config_.max_tokens != 0) return advance_many(seq, *s, tokens);
+    // Without a window the table starts at block 0: the token lands in table[block_of(pos)].
+    const std::uint32_t pos = s->length;
+    const std::uint32_t block = block_of(pos);
+    if (block >= s->table.size()) return unexpected{cache_error::position_out_of_range};
+    const block_id id = s->table[block];
+    const auto fill = static_cast<std::uint16_t>(pos - block * block_size() + 1);
+    if (fill > pool_.fill(id)) pool_.set_fill(id, fill);
+    s->length = pos + 1;
+    return {};
+  }
 
   // --- data. Accounting mode stores nothing: write() only updates lengths, and read() and
   // read_block() report position_out_of_range, as no position holds data.
@@ -163,8 +178,14 @@ class paged_cache {
     bool alive = false;
   };
 
-  sequence_blocks* find(sequence_id seq) noexcept;
-  const sequence_blocks* find(sequence_id seq) const noexcept;
+  sequence_blocks* find(sequence_id seq) noexcept {
+    if (seq < 0 || static_cast<std::size_t>(seq) >= seqs_.size()) return nullptr;
+    sequence_blocks& s = seqs_[static_cast<std::size_t>(seq)];
+    return s.alive ? &s : nullptr;
+  }
+  const sequence_blocks* find(sequence_id seq) const noexcept {
+    return const_cast<paged_cache*>(this)->find(seq);
+  }
   // Lengthens `s` and raises its blocks' fill. Inline: it runs for every token of every sequence,
   // and block_of() shifts where a division would cost more.
   void grow_length(sequence_blocks& s, std::uint32_t new_length) noexcept {
@@ -179,6 +200,7 @@ class paged_cache {
     s.length = new_length;
   }
   void apply_window(sequence_id seq, sequence_blocks& s);
+  expected<void, cache_error> advance_many(sequence_id seq, sequence_blocks& s, std::uint32_t tokens);
   std::uint32_t block_of(std::uint32_t pos) const noexcept {
     return block_shift_ >= 0 ? pos >> block_shift_ : pos / block_size();
   }

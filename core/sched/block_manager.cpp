@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
+#include <utility>
 
 namespace kvscope {
 namespace {
@@ -31,15 +33,14 @@ std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index) c
 }
 
 block_manager::tracked& block_manager::at(sequence_id seq) {
+  return const_cast<tracked&>(std::as_const(*this).at(seq));
+}
+
+const block_manager::tracked& block_manager::at(sequence_id seq) const {
   assert(seq >= 0 && static_cast<std::size_t>(seq) < cache_of_.size());
   const sequence_id cid = cache_of_[static_cast<std::size_t>(seq)];
   assert(cid != no_sequence);
   return tracked_[static_cast<std::size_t>(cid)];
-}
-
-sequence_id block_manager::cache_id(sequence_id seq) const {
-  if (seq < 0 || static_cast<std::size_t>(seq) >= cache_of_.size()) return no_sequence;
-  return cache_of_[static_cast<std::size_t>(seq)];
 }
 
 std::uint64_t block_manager::stream(sequence_id seq) const {
@@ -146,6 +147,17 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
   t.blocks = need;
   register_full_blocks(t, total_tokens);
   return true;
+}
+
+std::uint32_t block_manager::quiet_tokens(sequence_id seq) const {
+  // allocate_slots does nothing while the blocks hold the tokens (need <= have) and no block
+  // fills up to be registered: min(tokens / bs, blocks) > registered needs tokens >= (registered
+  // + 1) x bs once tokens <= blocks x bs.
+  const tracked& t = at(seq);
+  const std::uint64_t bs = cache_.block_size();
+  std::uint64_t quiet = std::uint64_t{t.blocks} * bs;
+  if (prefix_caching_) quiet = std::min(quiet, (std::uint64_t{t.registered_blocks} + 1) * bs - 1);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(quiet, UINT32_MAX));
 }
 
 void block_manager::end_sequence(sequence_id seq) { end(seq, false); }

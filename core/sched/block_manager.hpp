@@ -31,6 +31,7 @@ class block_manager final : public kv_cache_manager {
   std::uint32_t begin_sequence(sequence_id seq, const request& r,
                                std::uint32_t prompt_tokens) override;
   bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override;
+  std::uint32_t quiet_tokens(sequence_id seq) const override;
   void end_sequence(sequence_id seq) override;
   void finish_sequence(sequence_id seq) override;
   bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames, eviction how) override;
@@ -46,7 +47,10 @@ class block_manager final : public kv_cache_manager {
   void set_guaranteed_level(precision level) noexcept { guaranteed_level_ = level; }
 
   // The paged cache's id for a scheduler sequence; no_sequence when it has none.
-  sequence_id cache_id(sequence_id seq) const;
+  sequence_id cache_id(sequence_id seq) const {
+    if (seq < 0 || static_cast<std::size_t>(seq) >= cache_of_.size()) return no_sequence;
+    return cache_of_[static_cast<std::size_t>(seq)];
+  }
   // The synthetic data stream of a scheduler sequence (data mode; equal for shared content).
   std::uint64_t stream(sequence_id seq) const;
   const prefix_cache_stats& prefix_stats() const noexcept { return stats_; }
@@ -66,6 +70,7 @@ class block_manager final : public kv_cache_manager {
 
   // The tracked state of a scheduler sequence. Precondition: begin_sequence(seq) ran.
   tracked& at(sequence_id seq);
+  const tracked& at(sequence_id seq) const;
 
   // The content hash of block `index`.
   std::uint64_t block_hash(const tracked& t, std::uint32_t index) const;

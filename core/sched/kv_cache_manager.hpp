@@ -23,6 +23,12 @@ class kv_cache_manager {
   // the blocks even after evicting cached ones; the sequence is then unchanged.
   virtual bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) = 0;
 
+  // Tokens `seq` may hold with allocate_slots having nothing to do: until the next
+  // allocate_slots, begin_sequence or end_sequence for `seq`, allocate_slots(seq, n) with
+  // n <= this returns true and changes nothing, so a caller may skip it (the scheduler does, on
+  // all but about one decode token in block_size). 0 promises nothing.
+  virtual std::uint32_t quiet_tokens(sequence_id) const { return 0; }
+
   // Frees every block of `seq` (full blocks stay cached for prefix hits, LRU, last block first).
   virtual void end_sequence(sequence_id seq) = 0;
 

@@ -29,6 +29,7 @@ void scheduler::preempt_last() {
   kv_.end_sequence(s.id);
   s.computed_tokens = 0;
   s.scheduled_tokens = 0;
+  s.quiet_tokens = 0;
   s.prefill_target = s.req.prompt_tokens + s.generated_tokens;
   waiting_.push_front(std::move(s));
   ++preemptions_total_;
@@ -39,7 +40,10 @@ void scheduler::preempt_last() {
 bool scheduler::grow(std::size_t index, std::uint32_t tokens) {
   for (;;) {
     auto& s = running_[index];
-    if (kv_.allocate_slots(s.id, s.computed_tokens + tokens)) return true;
+    if (kv_.allocate_slots(s.id, s.computed_tokens + tokens)) {
+      s.quiet_tokens = kv_.quiet_tokens(s.id);
+      return true;
+    }
     const bool self = running_.size() - 1 == index;
     preempt_last();
     if (self) return false;
@@ -81,6 +85,7 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
       break;
     }
     s.computed_tokens = hits;
+    s.quiet_tokens = kv_.quiet_tokens(s.id);
     s.prefix_hit_tokens = hits;
     events_.admitted.push_back({s.tag, hits});
     prefix_hit_tokens_ += hits;
@@ -112,10 +117,13 @@ step_plan scheduler::schedule() {
   // the back, never one already accounted, so this equals growing all first and accounting after.
   std::size_t i = 0;
   while (i < running_.size() && budget > 0) {
-    auto& s = running_[i];
+    const sequence_state& s = running_[i];
     const std::uint32_t want =
         s.in_prefill() ? std::min(s.prefill_target - s.computed_tokens, budget) : 1;
-    if (!grow(i, want)) break;  // it preempted itself: everyone after it is gone too
+    // Within the memory's quiet run (most decode tokens) growing is a no-op: skip the call.
+    if (s.computed_tokens + want > s.quiet_tokens && !grow(i, want)) {
+      break;  // it preempted itself: everyone after it is gone too
+    }
     running_[i].scheduled_tokens = want;
     budget -= want;
     account(running_[i], plan);
@@ -130,27 +138,16 @@ step_plan scheduler::schedule() {
   return plan;
 }
 
-void scheduler::account(sequence_state& s, step_plan& plan) {
+void scheduler::account_prefill(sequence_state& s, step_plan& plan) {
   const std::uint32_t n = s.scheduled_tokens;
-  if (n == 0) return;
-  if (s.in_prefill()) {
-    s.computed_tokens += n;
-    plan.prefill_tokens += n;
-    // Completing the prefill samples the next output token.
-    if (!s.in_prefill() && s.generated_tokens < s.req.output_tokens) {
-      ++s.generated_tokens;
-      events_.emitted.push_back(s.tag);
-    }
-  } else {
-    s.computed_tokens += 1;
-    s.generated_tokens += 1;
-    plan.decode_tokens += 1;
+  s.computed_tokens += n;
+  plan.prefill_tokens += n;
+  // Completing the prefill samples the next output token.
+  if (!s.in_prefill() && s.generated_tokens < s.req.output_tokens) {
+    ++s.generated_tokens;
     events_.emitted.push_back(s.tag);
   }
-  if (!s.in_prefill() && s.generated_tokens >= s.req.output_tokens) {
-    plan.finished.push_back(s.id);
-    events_.finished.push_back(s.tag);
-  }
+  finish_if_done(s, plan);
 }
 
 void scheduler::complete(const step_plan& plan) {

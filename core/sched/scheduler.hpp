@@ -38,6 +38,9 @@ struct sequence_state {
   // (recompute), so that the KV of prompt + outputs is rebuilt before the next token.
   std::uint32_t prefill_target = 0;
   std::uint32_t tag = 0;  // the caller's handle of the request (enqueue), reported in step_events
+  // The memory's kv_cache_manager::quiet_tokens after its last allocate_slots: growing up to it
+  // needs no call (0 while not running).
+  std::uint32_t quiet_tokens = 0;
 
   bool in_prefill() const noexcept { return computed_tokens < prefill_target; }
 };
@@ -102,8 +105,27 @@ class scheduler {
   bool grow(std::size_t index, std::uint32_t tokens);
   void preempt_last();
   void admit(std::uint32_t& budget, step_plan& plan);
-  // Advances a scheduled sequence's token counts and records its events in the plan.
-  void account(sequence_state& s, step_plan& plan);
+  // Advances a scheduled sequence's token counts and records its events in the plan. Inline:
+  // the decode half runs for every token of every sequence.
+  void account(sequence_state& s, step_plan& plan) {
+    if (s.scheduled_tokens == 0) return;
+    if (s.in_prefill()) {
+      account_prefill(s, plan);
+      return;
+    }
+    s.computed_tokens += 1;
+    s.generated_tokens += 1;
+    plan.decode_tokens += 1;
+    events_.emitted.push_back(s.tag);
+    finish_if_done(s, plan);
+  }
+  void account_prefill(sequence_state& s, step_plan& plan);
+  void finish_if_done(const sequence_state& s, step_plan& plan) {
+    if (!s.in_prefill() && s.generated_tokens >= s.req.output_tokens) {
+      plan.finished.push_back(s.id);
+      events_.finished.push_back(s.tag);
+    }
+  }
 
   scheduler_config config_;
   kv_cache_manager& kv_;

@@ -158,6 +158,35 @@ TEST(PagedCache, LengthsAndFillFollowWrites) {
   EXPECT_DOUBLE_EQ(cache.utilization(), cache.pool().occupancy());
 }
 
+// advance(s, 1) has its own inline path (every decode token): token by token it must leave the
+// lengths and fills one advance over the same tokens leaves, and refuse the token past capacity.
+TEST(PagedCache, AdvanceTokenByTokenEqualsOneAdvance) {
+  for (const std::uint32_t window : {0u, 24u}) {
+    SCOPED_TRACE(window);
+    paged_cache one(cache_config(8, payload_mode::accounting, 16, 32, window));
+    paged_cache each(cache_config(8, payload_mode::accounting, 16, 32, window));
+    const sequence_id a = one.create_sequence(), b = each.create_sequence();
+    ASSERT_TRUE(one.ensure_capacity(a, 48));
+    ASSERT_TRUE(each.ensure_capacity(b, 48));
+    ASSERT_TRUE(one.advance(a, 48));
+    for (int t = 0; t < 48; ++t) ASSERT_TRUE(each.advance(b, 1));
+    EXPECT_EQ(each.advance(b, 1).error(), cache_error::position_out_of_range);
+    EXPECT_EQ(*each.length(b), *one.length(a));
+    EXPECT_EQ(*each.first_block(b), *one.first_block(a));
+    const auto ta = *one.block_table(a);
+    const auto tb = *each.block_table(b);
+    ASSERT_EQ(ta.size(), tb.size());
+    for (std::size_t i = 0; i < ta.size(); ++i) EXPECT_EQ(each.pool().fill(tb[i]), one.pool().fill(ta[i]));
+    EXPECT_EQ(each.audit(), "");
+  }
+  paged_cache cache(cache_config(8, payload_mode::accounting));
+  const sequence_id s = cache.create_sequence();
+  ASSERT_TRUE(cache.ensure_capacity(s, 20));
+  ASSERT_TRUE(cache.advance(s, 17));
+  ASSERT_TRUE(cache.advance(s, 1));
+  EXPECT_EQ(cache.pool().fill((*cache.block_table(s))[1]), 2u);
+}
+
 TEST(PagedCache, SlidingWindowReleasesOldBlocks) {
   paged_cache cache(cache_config(8, payload_mode::data, 16, 32, 40));
   const sequence_id s = cache.create_sequence();

@@ -112,5 +112,32 @@ TEST(PagedKvCache, UniqueBlocksAreFindableOnlyForARequestThatMayComeBack) {
   EXPECT_EQ(cache.audit(), "");
 }
 
+// The scheduler skips allocate_slots within quiet_tokens: up to it nothing may change, and the
+// next token must need work (a new block, or registering the block it fills).
+TEST(PagedKvCache, QuietTokensEndWhereAllocateSlotsHasWorkAgain) {
+  for (const bool prefix : {false, true}) {
+    SCOPED_TRACE(prefix ? "prefix caching" : "no prefix caching");
+    paged_cache cache(tiny_cache(1ull << 20));
+    block_manager kv(cache, prefix);
+    const request r = make_request(0, 40);  // 3 blocks of 16, the last one partial
+    (void)kv.begin_sequence(0, r, r.prompt_tokens);
+    ASSERT_TRUE(kv.allocate_slots(0, r.prompt_tokens));
+    ASSERT_TRUE(cache.advance(kv.cache_id(0), r.prompt_tokens).has_value());
+    const std::uint32_t quiet = kv.quiet_tokens(0);
+    // With prefix caching the 48th token fills block 2, which is then registered.
+    EXPECT_EQ(quiet, prefix ? 47u : 48u);
+    const auto blocks = [&] { return cache.pool().usage().tiers[ordinal(precision::fp16)].blocks; };
+    const auto before = blocks();
+    ASSERT_TRUE(kv.allocate_slots(0, quiet));
+    EXPECT_EQ(blocks(), before);
+    EXPECT_EQ(kv.quiet_tokens(0), quiet);
+    ASSERT_TRUE(kv.allocate_slots(0, quiet + 1));
+    EXPECT_GT(kv.quiet_tokens(0), quiet);
+    EXPECT_EQ(blocks(), prefix ? before : before + 1);
+    kv.finish_sequence(0);
+    EXPECT_EQ(cache.audit(), "");
+  }
+}
+
 }  // namespace
 }  // namespace kvscope

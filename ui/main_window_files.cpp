@@ -21,6 +21,8 @@
 #include "run/config_history.hpp"
 #include "run/run_summary.hpp"
 #include "exports.hpp"
+#include "latency_charts.hpp"
+#include "latency_panel.hpp"
 #include "whatif_controller.hpp"
 #include "io/policy_file.hpp"
 #include "io/trace_checksum.hpp"
@@ -127,8 +129,11 @@ bool MainWindow::importPolicyConfig(const QString& path, QString* error) {
 }
 
 bool MainWindow::exportPlot(QWidget* plot, const QString& path, QString* error) {
-  QCustomPlot* custom = plot == pressurePlot_ ? pressurePlot_->customPlot()
-                        : plot == memoryPlot_ ? memoryPlot_->customPlot() : nullptr;
+  // The latency panel exports its TTFT/TPOT plot (goodput and queue are in the summary CSVs).
+  QCustomPlot* custom = plot == pressurePlot_    ? pressurePlot_->customPlot()
+                        : plot == memoryPlot_    ? memoryPlot_->customPlot()
+                        : plot == latencyPanel_ ? latencyPanel_->charts()->latencyPlot()
+                                                 : nullptr;
   if (!custom) {
     if (error) *error = tr("no such plot");
     return false;

@@ -10,6 +10,7 @@
 #include <QSettings>
 
 #include "kvscope_version.hpp"
+#include "latency_panel.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
@@ -84,7 +85,8 @@ void MainWindow::buildFileMenu() {
   });
   for (auto [label, plot, name] :
        {std::tuple{tr("Export pressure plot…"), static_cast<QWidget*>(pressurePlot_), "pressure"},
-        std::tuple{tr("Export memory plot…"), static_cast<QWidget*>(memoryPlot_), "memory"}}) {
+        std::tuple{tr("Export memory plot…"), static_cast<QWidget*>(memoryPlot_), "memory"},
+        std::tuple{tr("Export latency plot…"), static_cast<QWidget*>(latencyPanel_), "latency"}}) {
     file->addAction(label, this, [this, plot, name] {
       const QString path = askSavePath(tr("Export the plot"), tr("PNG image (*.png);;PDF (*.pdf)"),
                                        QStringLiteral("%1.png").arg(QString::fromLatin1(name)));

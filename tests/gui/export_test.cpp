@@ -18,6 +18,7 @@
 #include "gui_test_support.hpp"
 #include "io/metrics_csv.hpp"
 #include "io/policy_file.hpp"
+#include "latency_panel.hpp"
 #include "main_window.hpp"
 #include "memory_plot.hpp"
 #include "policy_panel.hpp"
@@ -107,7 +108,8 @@ TEST_F(ExportTest, BadConfigChangesNothingAndNamesTheFile) {
 }
 
 TEST_F(ExportTest, PlotsExportAsPngAndPdf) {
-  for (QWidget* plot : {static_cast<QWidget*>(window->pressurePlot()), static_cast<QWidget*>(window->memoryPlot())}) {
+  for (QWidget* plot : {static_cast<QWidget*>(window->pressurePlot()), static_cast<QWidget*>(window->memoryPlot()),
+                        static_cast<QWidget*>(window->latencyPanel())}) {
     const QString png = QString::fromStdString(dir.file("plot.png"));
     const QString pdf = QString::fromStdString(dir.file("plot.pdf"));
     QString error;

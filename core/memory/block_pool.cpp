@@ -1,5 +1,6 @@
 #include "memory/block_pool.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cstring>
@@ -152,6 +153,36 @@ expected<block_id, cache_error> block_pool::allocate(precision tier, sequence_id
   records_[b] = {place, owner, logical_index, 0, 1};
   ++references_[ordinal(tier)];
   return b;
+}
+
+std::uint32_t block_pool::allocate_run(precision tier, sequence_id owner, std::int32_t first_logical,
+                                       std::uint32_t count, std::vector<block_id>& out) {
+  if (tier != precision::fp16) {
+    std::uint32_t made = 0;
+    for (; made < count; ++made) {
+      const auto b = allocate(tier, owner, first_logical + static_cast<std::int32_t>(made));
+      if (!b) break;
+      out.push_back(*b);
+    }
+    return made;
+  }
+  // fp16 takes a whole free frame and no scales: allocate() succeeds while a frame is free beyond
+  // the scales' reserve, each time on the lowest free frame.
+  const std::uint32_t made = std::min(count, free_frames());
+  for (std::uint32_t i = 0; i < made; ++i) {
+    const std::uint32_t frame = free_set_.first();
+    free_set_.erase(frame);
+    assert(frames_[frame].used == 0 && frames_[frame].tier == precision::fp16);
+    frames_[frame].used = 1;
+    const block_id b = new_record();
+    records_[b] = {frame * 4, owner, first_logical + static_cast<std::int32_t>(i), 0, 1};
+    out.push_back(b);
+  }
+  used_frames_ += made;
+  tier_frames_[ordinal(precision::fp16)] += made;
+  blocks_[ordinal(precision::fp16)] += made;
+  references_[ordinal(precision::fp16)] += made;
+  return made;
 }
 
 std::uint64_t block_pool::allocatable(precision tier) const noexcept {

@@ -127,6 +127,11 @@ class block_pool {
   // A new block of tier `tier` with refcount 1; out_of_memory changes nothing.
   expected<block_id, cache_error> allocate(precision tier, sequence_id owner,
                                            std::int32_t logical_index);
+  // Up to `count` new blocks of `tier`, exactly as that many allocate() calls would hand them out
+  // (logical indices first_logical, first_logical + 1, ...), stopping before the first that would
+  // fail; their ids are appended to `out`. Returns how many. One pass for a prompt's blocks.
+  std::uint32_t allocate_run(precision tier, sequence_id owner, std::int32_t first_logical,
+                             std::uint32_t count, std::vector<block_id>& out);
   // How many more blocks of `tier` allocate() would hand out now.
   std::uint64_t allocatable(precision tier) const noexcept;
 

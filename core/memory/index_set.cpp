@@ -14,9 +14,11 @@ index_set::index_set(std::uint32_t capacity, bool full) : capacity_(capacity) {
       if (full) word = in_word == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << in_word) - 1;
       words_.push_back(word);
     }
+    end_[levels_ - 1] = static_cast<std::uint32_t>(words_.size());
     bits = words;
   } while (bits > 1);
   if (full) size_ = capacity;
+  min_ = size_ > 0 ? 0 : capacity;
 }
 
 std::size_t index_set::memory_bytes() const noexcept {

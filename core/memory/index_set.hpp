@@ -1,6 +1,8 @@
 #pragma once
-// A set of indices in [0, capacity) with O(log64 n) insert, erase and smallest member: a bitmap
-// plus summary levels (bit w of level k+1 says word w of level k is non-zero). The pool keeps its
+// A set of indices in [0, capacity) with O(log64 n) insert, erase and successor, and the smallest
+// member in O(1): a bitmap plus summary levels (bit w of level k+1 says word w of level k is
+// non-zero), and the minimum kept up to date (erasing it looks for its successor, which in a
+// dense set is the same word). The pool keeps its
 // free and half-free frames in these, so the lowest frame is always handed out first: allocation
 // order depends only on the set, which makes rollback exact and results reproducible.
 // All levels live in one array and the operations are inline: the pool calls them for every
@@ -31,6 +33,7 @@ class index_set {
   void insert(std::uint32_t i) noexcept {
     if (contains(i)) return;
     ++size_;
+    if (i < min_) min_ = i;
     std::size_t index = i;
     for (std::uint32_t l = 0; l < levels_; ++l) {
       std::uint64_t& word = words_[begin_[l] + index / 64];
@@ -51,13 +54,31 @@ class index_set {
       if (word != 0) break;
       index /= 64;
     }
+    if (i == min_) min_ = next_from(i + 1);
   }
   // The smallest member. Precondition: !empty().
   std::uint32_t first() const noexcept {
     assert(!empty());
-    std::size_t index = 0;
-    for (std::uint32_t l = levels_; l-- > 0;) {
-      index = index * 64 + static_cast<std::size_t>(std::countr_zero(words_[begin_[l] + index]));
+    return min_;
+  }
+  // The smallest member >= i, or capacity() when there is none.
+  std::uint32_t next_from(std::uint64_t i) const noexcept {
+    // Climb while the rest of the word at this level is empty, then descend to the first member.
+    std::uint64_t index = i;
+    std::uint32_t l = 0;
+    for (; l < levels_; ++l) {
+      const std::uint64_t w = index / 64;
+      if (w >= end_[l] - begin_[l]) return capacity_;
+      const std::uint64_t word = words_[begin_[l] + w] & (~std::uint64_t{0} << (index % 64));
+      if (word != 0) {
+        index = w * 64 + static_cast<std::uint64_t>(std::countr_zero(word));
+        break;
+      }
+      index = w + 1;
+    }
+    if (l == levels_) return capacity_;
+    while (l-- > 0) {
+      index = index * 64 + static_cast<std::uint64_t>(std::countr_zero(words_[begin_[l] + index]));
     }
     return static_cast<std::uint32_t>(index);
   }
@@ -67,12 +88,14 @@ class index_set {
 
  private:
   // Level l is words_[begin_[l] ...]; level 0 holds the members, the top level is one word.
-  // 2^32 indices need 6 levels.
+  // 2^32 indices need 6 levels; end_[l] is one past level l's last word.
   std::vector<std::uint64_t> words_;
   std::array<std::uint32_t, 6> begin_{};
+  std::array<std::uint32_t, 6> end_{};
   std::uint32_t levels_ = 0;
   std::uint32_t capacity_ = 0;
   std::uint32_t size_ = 0;
+  std::uint32_t min_ = 0;  // the smallest member; capacity_ when empty
 };
 
 }  // namespace kvscope

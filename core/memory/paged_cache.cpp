@@ -112,6 +112,14 @@ expected<block_id, cache_error> paged_cache::append_block(sequence_id seq, preci
   return b;
 }
 
+expected<std::uint32_t, cache_error> paged_cache::append_blocks(sequence_id seq, precision tier,
+                                                                std::uint32_t count) {
+  sequence_blocks* s = find(seq);
+  if (s == nullptr) return unexpected{cache_error::sequence_not_found};
+  const auto logical = static_cast<std::int32_t>(s->first_block + s->table.size());
+  return pool_.allocate_run(tier, seq, logical, count, s->table);
+}
+
 expected<void, cache_error> paged_cache::append_shared(sequence_id seq, block_id b) {
   sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};

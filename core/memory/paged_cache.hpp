@@ -90,6 +90,10 @@ class paged_cache {
   expected<void, cache_error> ensure_capacity(sequence_id seq, std::uint32_t tokens);
   // Appends one new block of tier `tier` to the sequence's table.
   expected<block_id, cache_error> append_block(sequence_id seq, precision tier);
+  // Appends up to `count` new blocks of `tier`, as that many append_block() calls would, stopping
+  // at the first that would run out of memory. Returns how many were appended.
+  expected<std::uint32_t, cache_error> append_blocks(sequence_id seq, precision tier,
+                                                     std::uint32_t count);
   // Appends an existing live or cached block (prefix sharing): refcount + 1, a cached block
   // comes back to life. Precondition: pool().is_live(b).
   expected<void, cache_error> append_shared(sequence_id seq, block_id b);

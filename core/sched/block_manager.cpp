@@ -131,17 +131,22 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
   // tail, cold; the rest fp16), so that migration has nothing to do for it yet.
   const level_spans spans =
       cold_spans(policy_, cold_level_, {total_tokens, bs, cache_.config().tail_tokens});
-  for (std::uint32_t i = have; i < need; ++i) {
+  // Block by block, evicting one cached block whenever the next does not fit; in runs of blocks
+  // of one level, which the pool places in one pass.
+  std::uint32_t i = have;
+  while (i < need) {
     precision tier = precision::fp16;
+    std::uint32_t run_end = need;
     for (std::uint32_t k = 0; k < spans.count; ++k) {
-      if (i >= spans.span[k].begin && i < spans.span[k].end) tier = spans.span[k].level;
+      const level_span& span = spans.span[k];
+      if (i >= span.begin && i < span.end) tier = span.level;
+      if (span.begin > i) run_end = std::min(run_end, span.begin);
+      if (span.end > i) run_end = std::min(run_end, span.end);
     }
-    for (;;) {
-      if (cache_.append_block(t.cache_id, tier)) break;
-      if (!evict_one()) {
-        for (std::uint32_t undo = have; undo < i; ++undo) assert_ok(cache_.pop_block(t.cache_id));
-        return false;
-      }
+    i += *cache_.append_blocks(t.cache_id, tier, run_end - i);
+    if (i < run_end && !evict_one()) {
+      for (std::uint32_t undo = have; undo < i; ++undo) assert_ok(cache_.pop_block(t.cache_id));
+      return false;
     }
   }
   t.blocks = need;

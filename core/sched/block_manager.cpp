@@ -50,6 +50,16 @@ std::uint64_t block_manager::stream(sequence_id seq) const {
 
 std::uint32_t block_manager::begin_sequence(sequence_id seq, const request& r,
                                              std::uint32_t prompt_tokens) {
+  return begin(seq, r, prompt_tokens, prefix_caching_);
+}
+
+std::uint32_t block_manager::begin_sequence_afresh(sequence_id seq, const request& r,
+                                                    std::uint32_t prompt_tokens) {
+  return begin(seq, r, prompt_tokens, false);
+}
+
+std::uint32_t block_manager::begin(sequence_id seq, const request& r, std::uint32_t prompt_tokens,
+                                   bool look_up) {
   assert(cache_id(seq) == no_sequence);
   tracked t;
   t.cache_id = cache_.create_sequence();
@@ -65,7 +75,7 @@ std::uint32_t block_manager::begin_sequence(sequence_id seq, const request& r,
   t.hold_unique = !came_back_.contains(r.id);
 
   std::uint32_t hit_blocks = 0;
-  if (prefix_caching_) {
+  if (look_up) {
     const std::uint32_t bs = cache_.block_size();
     // Only whole blocks, and never the last prompt token: it must be computed to sample.
     while ((hit_blocks + 1) * bs < prompt_tokens) {
@@ -241,6 +251,10 @@ std::uint64_t block_manager::frames_needed(std::uint32_t tokens, precision ewma_
 
 bool block_manager::make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames, eviction how) {
   const auto& pool = cache_.pool();
+  // With a sliding window a sequence never holds more than the window and one block, as
+  // could_ever_fit counts: asking room for a longer prompt at once would wait for ever.
+  const std::uint32_t window = cache_.config().max_tokens;
+  if (window > 0) tokens = std::min(tokens, window + cache_.block_size());
   const std::uint64_t need = frames_needed(tokens, cold_level_) + reserve_frames;
   if (pool.free_frames() >= need) return true;
   // What evicting every cached block could give back: their frames (rounded up) and the frames

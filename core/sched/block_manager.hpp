@@ -30,6 +30,8 @@ class block_manager final : public kv_cache_manager {
 
   std::uint32_t begin_sequence(sequence_id seq, const request& r,
                                std::uint32_t prompt_tokens) override;
+  std::uint32_t begin_sequence_afresh(sequence_id seq, const request& r,
+                                      std::uint32_t prompt_tokens) override;
   bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override;
   std::uint32_t quiet_tokens(sequence_id seq) const override;
   void end_sequence(sequence_id seq) override;
@@ -68,6 +70,8 @@ class block_manager final : public kv_cache_manager {
     bool hold_unique = false;             // unique blocks are held, not indexed (prefix_cache::hold)
   };
 
+  // begin_sequence, sharing cached prefix blocks when `look_up`.
+  std::uint32_t begin(sequence_id seq, const request& r, std::uint32_t prompt_tokens, bool look_up);
   // The tracked state of a scheduler sequence. Precondition: begin_sequence(seq) ran.
   tracked& at(sequence_id seq);
   const tracked& at(sequence_id seq) const;

@@ -18,6 +18,13 @@ class kv_cache_manager {
   // size, and always < prompt tokens so that the last token is computed).
   virtual std::uint32_t begin_sequence(sequence_id seq, const request& r,
                                        std::uint32_t prompt_tokens) = 0;
+  // begin_sequence sharing no cached block: every token is computed afresh. For a request that
+  // does not fit even alone with its hits, as a cached block keeps the level it was stored at
+  // and may hold more memory than the same tokens written now would (returns 0).
+  virtual std::uint32_t begin_sequence_afresh(sequence_id seq, const request& r,
+                                              std::uint32_t prompt_tokens) {
+    return begin_sequence(seq, r, prompt_tokens);
+  }
 
   // Grows `seq` to hold `total_tokens` tokens. All or nothing: false when the pool cannot supply
   // the blocks even after evicting cached ones; the sequence is then unchanged.

@@ -36,8 +36,10 @@ void scheduler::preempt_last() {
 }
 
 // Grows running_[index] by `tokens`, preempting from the back until it fits. False when the
-// sequence itself had to be preempted.
-bool scheduler::grow(std::size_t index, std::uint32_t tokens) {
+// sequence itself had to be preempted. Alone, a prefill chunk that does not fit is halved until
+// it does: the cache compacts the blocks behind it step by step, and nothing else would free
+// memory; only when not even one token fits does it preempt itself.
+bool scheduler::grow(std::size_t index, std::uint32_t& tokens) {
   for (;;) {
     auto& s = running_[index];
     if (kv_.allocate_slots(s.id, s.computed_tokens + tokens)) {
@@ -45,9 +47,45 @@ bool scheduler::grow(std::size_t index, std::uint32_t tokens) {
       return true;
     }
     const bool self = running_.size() - 1 == index;
+    if (self && index == 0) {
+      if (tokens > 1) {
+        tokens /= 2;
+        continue;
+      }
+      if (s.computed_tokens > s.alone_reached) {
+        s.alone_reached = s.computed_tokens;
+        s.alone_stalls = 0;
+      } else {
+        ++s.alone_stalls;
+      }
+    }
     preempt_last();
     if (self) return false;
   }
+}
+
+void scheduler::reject_head(std::string reason) {
+  const sequence_state& s = waiting_.front();
+  rejected_.push_back({s.req.id, std::move(reason), s.tag});
+  waiting_.pop_front();
+}
+
+std::string scheduler::never_fits(const sequence_state& s, std::uint32_t reserve) const {
+  const std::uint32_t target = s.prefill_target;
+  // The most KV this request will ever hold: prompt plus every output but the last.
+  const std::uint32_t peak = s.req.prompt_tokens + std::max<std::uint32_t>(s.req.output_tokens, 1) - 1;
+  if (!kv_.could_ever_fit(peak, 0)) {
+    return "needs " + std::to_string(peak) + " tokens of KV cache, more than the whole pool holds";
+  }
+  // Admission wants the prompt plus the watermark free at once; in an empty pool too.
+  if (!kv_.could_ever_fit(target, reserve)) {
+    return "its " + std::to_string(target) +
+           "-token prompt plus the free-frame watermark exceeds the whole pool";
+  }
+  if (s.alone_stalls >= 2) {
+    return "it could not grow to " + std::to_string(peak) + " tokens even with nothing else running";
+  }
+  return {};
 }
 
 void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
@@ -55,34 +93,37 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
       static_cast<std::uint32_t>(std::ceil(config_.watermark * kv_.total_frames()));
   while (!waiting_.empty() && running_.size() < config_.max_num_seqs && budget > 0) {
     sequence_state& s = waiting_.front();
+    if (std::string why = never_fits(s, reserve); !why.empty()) {
+      reject_head(std::move(why));
+      continue;
+    }
     const std::uint32_t target = s.prefill_target;
-    // The most KV this request will ever hold: prompt plus every output but the last.
-    const std::uint32_t peak = s.req.prompt_tokens + std::max<std::uint32_t>(s.req.output_tokens, 1) - 1;
-    if (!kv_.could_ever_fit(peak, 0)) {
-      rejected_.push_back({s.req.id,
-                           "needs " + std::to_string(peak) +
-                               " tokens of KV cache, more than the whole pool holds",
-                           s.tag});
-      waiting_.pop_front();
-      continue;
-    }
-    // Admission wants the prompt plus the watermark free at once; in an empty pool too.
-    if (!kv_.could_ever_fit(target, reserve)) {
-      rejected_.push_back({s.req.id,
-                           "its " + std::to_string(target) +
-                               "-token prompt plus the free-frame watermark exceeds the whole pool",
-                           s.tag});
-      waiting_.pop_front();
-      continue;
-    }
-    const std::uint32_t hits = kv_.begin_sequence(s.id, s.req, target);
-    const std::uint32_t chunk = std::min(target - hits, budget);
+    std::uint32_t hits = s.alone_stalls > 0 ? kv_.begin_sequence_afresh(s.id, s.req, target)
+                                            : kv_.begin_sequence(s.id, s.req, target);
+    std::uint32_t chunk = std::min(target - hits, budget);
     // Alone, nothing will free frames later: evict all it takes rather than wait for ever.
-    const auto how = running_.empty() ? kv_cache_manager::eviction::as_far_as_needed
-                                      : kv_cache_manager::eviction::when_estimated_enough;
+    const bool alone = running_.empty();
+    const auto how = alone ? kv_cache_manager::eviction::as_far_as_needed
+                           : kv_cache_manager::eviction::when_estimated_enough;
     if (!kv_.make_room_for(target - hits, reserve, how) || !kv_.allocate_slots(s.id, hits + chunk)) {
       kv_.end_sequence(s.id);  // give the shared prefix back; FCFS: nobody overtakes the head
-      break;
+      if (!alone) break;       // others will end and free frames
+      // Alone, waiting changes nothing: the same hits would fail again every step. Its cached
+      // prefix blocks keep the level they were stored at and may take more room than the same
+      // tokens computed now, so try once more without them; if even that fails, it never fits.
+      bool fits = false;
+      if (hits > 0) {
+        hits = kv_.begin_sequence_afresh(s.id, s.req, target);
+        chunk = std::min(target - hits, budget);
+        fits = kv_.make_room_for(target - hits, reserve, how) && kv_.allocate_slots(s.id, hits + chunk);
+        if (!fits) kv_.end_sequence(s.id);
+      }
+      if (!fits) {
+        reject_head("its " + std::to_string(target) +
+                    "-token prompt plus the free-frame watermark does not fit the pool even with "
+                    "nothing else running");
+        continue;
+      }
     }
     s.computed_tokens = hits;
     s.quiet_tokens = kv_.quiet_tokens(s.id);
@@ -118,8 +159,7 @@ step_plan scheduler::schedule() {
   std::size_t i = 0;
   while (i < running_.size() && budget > 0) {
     const sequence_state& s = running_[i];
-    const std::uint32_t want =
-        s.in_prefill() ? std::min(s.prefill_target - s.computed_tokens, budget) : 1;
+    std::uint32_t want = s.in_prefill() ? std::min(s.prefill_target - s.computed_tokens, budget) : 1;
     // Within the memory's quiet run (most decode tokens) growing is a no-op: skip the call.
     if (s.computed_tokens + want > s.quiet_tokens && !grow(i, want)) {
       break;  // it preempted itself: everyone after it is gone too

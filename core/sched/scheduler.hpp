@@ -41,6 +41,12 @@ struct sequence_state {
   // The memory's kv_cache_manager::quiet_tokens after its last allocate_slots: growing up to it
   // needs no call (0 while not running).
   std::uint32_t quiet_tokens = 0;
+  // Running alone, it could not grow by even one token, so it preempted itself: the furthest
+  // it had got then, and how many such preemptions since it last got further. At one it comes
+  // back computed afresh (its cached blocks may be stored less compactly than new ones would
+  // be); at two it is rejected, as coming back would repeat the same steps for ever.
+  std::uint32_t alone_reached = 0;
+  std::uint32_t alone_stalls = 0;
 
   bool in_prefill() const noexcept { return computed_tokens < prefill_target; }
 };
@@ -102,9 +108,13 @@ class scheduler {
   std::uint64_t prefix_hit_tokens_total() const noexcept { return prefix_hit_tokens_; }
 
  private:
-  bool grow(std::size_t index, std::uint32_t tokens);
+  bool grow(std::size_t index, std::uint32_t& tokens);
   void preempt_last();
   void admit(std::uint32_t& budget, step_plan& plan);
+  // Why the waiting request `s` can never be admitted, or empty when it may be.
+  std::string never_fits(const sequence_state& s, std::uint32_t reserve) const;
+  // Refuses the head of the waiting queue for `reason`.
+  void reject_head(std::string reason);
   // Advances a scheduled sequence's token counts and records its events in the plan. Inline:
   // the decode half runs for every token of every sequence.
   void account(sequence_state& s, step_plan& plan) {

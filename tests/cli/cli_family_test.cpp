@@ -150,5 +150,34 @@ TEST(CliFamilies, TuneOverFamiliesWritesAConfigThatValidates) {
   EXPECT_EQ(config.contains("fixed_level"), config["family"] == "static");
 }
 
+// Loads that used to run for ever: a request that, running alone, could not fit with its prefix
+// hits (cached blocks keep the level they were stored at) or could not grow its prefill chunk,
+// re-admitted or preempted itself every step; a windowed load's long prompt waited for room for
+// its whole length. Each now ends, every request finished or rejected with a reason. `timeout`
+// turns a hang into a failure.
+TEST(CliFamilies, LoadsThatUsedToRunForEverEnd) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--load", data_path("mooncake_200.jsonl"), "--model", "llama3-8b", "--budget", "1GiB", "--family", "age"},
+      {"--load", data_path("mooncake_200.jsonl"), "--model", "llama3-8b", "--budget", "1GiB", "--family",
+       "sinks_recent"},
+      {"--load", data_path("mooncake_200.jsonl"), "--model", "llama3-8b", "--budget", "2GiB", "--family", "age"},
+      {"--load",
+       "gen:rate=30,burstiness=0.5,prompt=lognormal:1500:0.8,output=uniform:300:0.5,duration=60,seed=7",
+       "--model", "tiny", "--budget", "24MiB", "--max-tokens", "1024", "--no-prefix-caching"},
+  };
+  for (const auto& args : cases) {
+    std::vector<std::string> argv = {"/usr/bin/timeout", "120", cli_path(), "simulate"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--threads", "1", "--summary-json", "-"});
+    const auto r = run_process(argv);
+    ASSERT_EQ(r.exit_code, 0) << args[1] << " " << args.back() << "\n" << r.err.substr(0, 400);
+    const auto summary = nlohmann::json::parse(r.out);
+    EXPECT_EQ(summary.at("requests_finished").get<std::uint64_t>() +
+                  summary.at("requests_rejected").get<std::uint64_t>(),
+              summary.at("requests_total").get<std::uint64_t>());
+    EXPECT_GT(summary.at("requests_finished").get<std::uint64_t>(), 0u);
+  }
+}
+
 }  // namespace
 }  // namespace kvscope::test

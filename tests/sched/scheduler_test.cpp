@@ -137,3 +137,83 @@ TEST(Scheduler, PreemptedSequenceRecomputesItsOutputsFirst) {
 
 }  // namespace
 }  // namespace kvscope
+
+namespace kvscope {
+namespace {
+
+// Prefix hits stored less compactly than fresh blocks: each cached block found takes two frames
+// (as a block cached at fp16 does beside fresh q8 ones), so with its hits the head request
+// cannot fit even alone, while computed afresh it can. `fresh_fits` false: not even afresh.
+class bulky_hits_kv final : public kv_cache_manager {
+ public:
+  bulky_hits_kv(std::uint32_t frames, std::uint32_t hit_tokens, bool fresh_fits)
+      : inner_(frames, 16), hit_tokens_(hit_tokens), fresh_fits_(fresh_fits) {}
+
+  std::uint32_t begin_sequence(sequence_id seq, const request& r, std::uint32_t prompt) override {
+    ++lookups_;
+    (void)inner_.begin_sequence(seq, r, prompt);
+    if (!inner_.allocate_slots(seq, 2 * hit_tokens_)) return 0;  // the hits' two frames a block
+    bulky_ = seq;
+    return hit_tokens_;
+  }
+  std::uint32_t begin_sequence_afresh(sequence_id seq, const request& r,
+                                      std::uint32_t prompt) override {
+    ++afresh_;
+    return inner_.begin_sequence(seq, r, prompt);
+  }
+  bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override {
+    if (!fresh_fits_) return false;
+    return inner_.allocate_slots(seq, seq == bulky_ ? total_tokens + hit_tokens_ : total_tokens);
+  }
+  void end_sequence(sequence_id seq) override {
+    if (seq == bulky_) bulky_ = no_sequence;
+    inner_.end_sequence(seq);
+  }
+  bool make_room_for(std::uint32_t tokens, std::uint32_t reserve, eviction how) override {
+    return inner_.make_room_for(tokens, reserve, how);
+  }
+  bool could_ever_fit(std::uint32_t tokens, std::uint32_t reserve) const override {
+    return inner_.could_ever_fit(tokens, reserve);
+  }
+  std::uint32_t total_frames() const override { return inner_.total_frames(); }
+
+  int lookups_ = 0;
+  int afresh_ = 0;
+
+ private:
+  test::counting_kv inner_;
+  std::uint32_t hit_tokens_;
+  bool fresh_fits_;
+  sequence_id bulky_ = no_sequence;
+};
+
+// Alone, a head that fails to fit with its prefix hits used to give them back and try the same
+// again every step for ever (seen on the Mooncake trace with the age family at 4 GiB).
+TEST(Scheduler, AloneHeadThatFitsOnlyWithoutItsHitsIsAdmittedAfresh) {
+  bulky_hits_kv kv(10, 16 * 4, true);  // hits: 4 blocks in 8 frames, +4 more: 12; fresh: 8
+  scheduler_config cfg;
+  cfg.watermark = 0;
+  scheduler s(cfg, kv);
+  s.enqueue(make_request(1, 16 * 8 - 4, 3));
+  EXPECT_LT(drain(s, 1000), 1000);
+  EXPECT_EQ(s.finished_total(), 1u);
+  EXPECT_TRUE(s.rejected().empty());
+  EXPECT_EQ(kv.afresh_, 1);
+  EXPECT_EQ(s.prefix_hit_tokens_total(), 0u);
+}
+
+TEST(Scheduler, AloneHeadThatFitsInNoWayIsRejectedInsteadOfWaitingForEver) {
+  bulky_hits_kv kv(10, 16 * 4, false);
+  scheduler_config cfg;
+  cfg.watermark = 0;
+  scheduler s(cfg, kv);
+  s.enqueue(make_request(1, 16 * 8 - 4, 3));
+  s.enqueue(make_request(2, 16, 3));
+  EXPECT_LT(drain(s, 1000), 1000);
+  ASSERT_EQ(s.rejected().size(), 2u);
+  EXPECT_NE(s.rejected()[0].reason.find("even with nothing else running"), std::string::npos);
+  EXPECT_EQ(kv.lookups_, 2);  // each tried once, not once a step
+}
+
+}  // namespace
+}  // namespace kvscope

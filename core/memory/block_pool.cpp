@@ -169,15 +169,14 @@ std::uint32_t block_pool::allocate_run(precision tier, sequence_id owner, std::i
   // fp16 takes a whole free frame and no scales: allocate() succeeds while a frame is free beyond
   // the scales' reserve, each time on the lowest free frame.
   const std::uint32_t made = std::min(count, free_frames());
-  for (std::uint32_t i = 0; i < made; ++i) {
-    const std::uint32_t frame = free_set_.first();
-    free_set_.erase(frame);
+  std::int32_t logical = first_logical;
+  free_set_.take_smallest(made, [&](std::uint32_t frame) {
     assert(frames_[frame].used == 0 && frames_[frame].tier == precision::fp16);
     frames_[frame].used = 1;
     const block_id b = new_record();
-    records_[b] = {frame * 4, owner, first_logical + static_cast<std::int32_t>(i), 0, 1};
+    records_[b] = {frame * 4, owner, logical++, 0, 1};
     out.push_back(b);
-  }
+  });
   used_frames_ += made;
   tier_frames_[ordinal(precision::fp16)] += made;
   blocks_[ordinal(precision::fp16)] += made;

@@ -47,14 +47,33 @@ class index_set {
   void erase(std::uint32_t i) noexcept {
     if (!contains(i)) return;
     --size_;
-    std::size_t index = i;
-    for (std::uint32_t l = 0; l < levels_; ++l) {
-      std::uint64_t& word = words_[begin_[l] + index / 64];
-      word &= ~(std::uint64_t{1} << (index % 64));
-      if (word != 0) break;
-      index /= 64;
-    }
+    std::uint64_t& word = words_[begin_[0] + i / 64];
+    word &= ~(std::uint64_t{1} << (i % 64));
+    if (word == 0) clear_summary(i / 64);
     if (i == min_) min_ = next_from(i + 1);
+  }
+  // Removes the `n` smallest members, calling take(i) for each in ascending order: what n rounds
+  // of first() and erase() do, a word at a time. Precondition: n <= size().
+  template <class Take>
+  void take_smallest(std::uint32_t n, Take&& take) {
+    assert(n <= size_);
+    if (n == 0) return;
+    size_ -= n;
+    std::uint64_t w = min_ / 64;  // a word of level 0
+    std::uint32_t last = 0;
+    for (;;) {
+      std::uint64_t& word = words_[begin_[0] + w];
+      while (word != 0 && n > 0) {
+        last = static_cast<std::uint32_t>(w * 64 + static_cast<std::uint64_t>(std::countr_zero(word)));
+        word &= word - 1;
+        take(last);
+        --n;
+      }
+      if (word == 0) clear_summary(w);
+      if (n == 0) break;
+      w = next_from((w + 1) * 64) / 64;
+    }
+    min_ = size_ > 0 ? next_from(std::uint64_t{last} + 1) : capacity_;
   }
   // The smallest member. Precondition: !empty().
   std::uint32_t first() const noexcept {
@@ -87,6 +106,17 @@ class index_set {
   std::size_t memory_bytes() const noexcept;
 
  private:
+  // Level 0's word w became empty: clears its bit in the levels above, as far as that empties.
+  void clear_summary(std::uint64_t w) noexcept {
+    std::uint64_t index = w;
+    for (std::uint32_t l = 1; l < levels_; ++l) {
+      std::uint64_t& word = words_[begin_[l] + index / 64];
+      word &= ~(std::uint64_t{1} << (index % 64));
+      if (word != 0) break;
+      index /= 64;
+    }
+  }
+
   // Level l is words_[begin_[l] ...]; level 0 holds the members, the top level is one word.
   // 2^32 indices need 6 levels; end_[l] is one past level l's last word.
   std::vector<std::uint64_t> words_;

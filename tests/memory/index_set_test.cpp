@@ -2,6 +2,9 @@
 
 #include <random>
 #include <set>
+#include <vector>
+#include <algorithm>
+#include <iterator>
 
 #include "memory/index_set.hpp"
 
@@ -32,32 +35,75 @@ TEST(IndexSet, AgreesWithStdSet) {
   }
 }
 
+// A full index_set beside a std::set model of it, and a random source.
+struct full_pair {
+  full_pair(std::uint32_t n, unsigned seed)
+      : set(n, true), rng(seed), pick(0, n - 1), capacity(n) {
+    for (std::uint32_t i = 0; i < n; ++i) model.insert(i);
+  }
+  // next_from() at a random index agrees with the model.
+  void check_next_from() {
+    const std::uint32_t probe = pick(rng);
+    const auto it = model.lower_bound(probe);
+    ASSERT_EQ(set.next_from(probe), it == model.end() ? capacity : *it) << capacity << " " << probe;
+  }
+  index_set set;
+  std::set<std::uint32_t> model;
+  std::mt19937 rng;
+  std::uniform_int_distribution<std::uint32_t> pick;
+  std::uint32_t capacity;
+};
+
 // The pool's pattern: take the smallest member, give random ones back. first() is a kept minimum
 // and erasing it searches the successor, so this is the path that must agree with the model.
 TEST(IndexSet, FirstAndNextFromAgreeWithStdSetWhenTakingTheSmallest) {
   for (std::uint32_t capacity : {1u, 64u, 65u, 4097u, 300000u}) {
-    index_set set(capacity, true);
-    std::set<std::uint32_t> model;
-    for (std::uint32_t i = 0; i < capacity; ++i) model.insert(i);
-    std::mt19937 rng(capacity + 1);
-    std::uniform_int_distribution<std::uint32_t> pick(0, capacity - 1);
+    full_pair p(capacity, capacity + 1);
     for (int i = 0; i < 20000; ++i) {
-      if (!model.empty() && rng() % 3 != 0) {
-        const std::uint32_t first = set.first();
-        ASSERT_EQ(first, *model.begin());
-        set.erase(first);
-        model.erase(first);
+      if (!p.model.empty() && p.rng() % 3 != 0) {
+        const std::uint32_t first = p.set.first();
+        ASSERT_EQ(first, *p.model.begin());
+        p.set.erase(first);
+        p.model.erase(first);
       } else {
-        const std::uint32_t v = pick(rng);
-        set.insert(v);
-        model.insert(v);
+        const std::uint32_t v = p.pick(p.rng);
+        p.set.insert(v);
+        p.model.insert(v);
       }
-      const std::uint32_t probe = pick(rng);
-      const auto it = model.lower_bound(probe);
-      ASSERT_EQ(set.next_from(probe), it == model.end() ? capacity : *it) << capacity << " " << probe;
-      ASSERT_EQ(set.size(), model.size());
+      p.check_next_from();
+      ASSERT_EQ(p.set.size(), p.model.size());
     }
-    EXPECT_EQ(set.next_from(capacity), capacity);
+    EXPECT_EQ(p.set.next_from(capacity), capacity);
+  }
+}
+
+// take_smallest(n) is n rounds of first() and erase(), whatever the gaps and word boundaries.
+TEST(IndexSet, TakeSmallestAgreesWithRepeatedFirstAndErase) {
+  for (std::uint32_t capacity : {1u, 64u, 130u, 4097u, 300000u}) {
+    full_pair p(capacity, capacity + 2);
+    for (int round = 0; round < 3000; ++round) {
+      for (int k = 0; k < 3; ++k) {  // punch holes and refill some
+        const std::uint32_t v = p.pick(p.rng);
+        if (p.rng() % 2 == 0) {
+          p.set.erase(v);
+          p.model.erase(v);
+        } else {
+          p.set.insert(v);
+          p.model.insert(v);
+        }
+      }
+      const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(p.model.size(), p.rng() % 200));
+      std::vector<std::uint32_t> taken;
+      p.set.take_smallest(n, [&](std::uint32_t i) { taken.push_back(i); });
+      std::vector<std::uint32_t> expected(p.model.begin(), std::next(p.model.begin(), n));
+      for (std::uint32_t i : expected) p.model.erase(i);
+      ASSERT_EQ(taken, expected) << capacity << " round " << round;
+      ASSERT_EQ(p.set.size(), p.model.size());
+      if (!p.model.empty()) {
+        ASSERT_EQ(p.set.first(), *p.model.begin());
+      }
+      for (int k = 0; k < 3; ++k) p.check_next_from();
+    }
   }
 }
 

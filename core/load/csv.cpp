@@ -35,9 +35,13 @@ bool split_csv(std::string_view line, std::vector<std::string_view>& fields) {
         break;
       }
       fields.push_back(line.substr(start + 1, i - start - 1));
-      const std::size_t comma = line.find(',', i + 1);
-      if (comma == std::string_view::npos) return true;
-      pos = comma + 1;
+      // Only blanks may follow the closing quote: text there would otherwise be lost, and a
+      // file whose cells do not read back as written is malformed, not a field to guess at.
+      std::size_t after = i + 1;
+      while (after < line.size() && (line[after] == ' ' || line[after] == '\t')) ++after;
+      if (after == line.size()) return true;
+      if (line[after] != ',') return false;
+      pos = after + 1;
       continue;
     }
     const void* c = pos < line.size() ? std::memchr(line.data() + pos, ',', line.size() - pos) : nullptr;

@@ -8,7 +8,8 @@ namespace kvscope {
 
 // Splits one record into `fields` (views into `line`), trimming spaces and tabs around each.
 // A field in double quotes may hold commas; the quotes are dropped and a doubled quote inside
-// stays doubled (no trace field needs unescaping). False when a quote is left open.
+// stays doubled (no trace field needs unescaping). False when a quote is left open or text
+// other than blanks follows a closing quote before the next comma (`"a"b,c`).
 bool split_csv(std::string_view line, std::vector<std::string_view>& fields);
 
 // Index of the column named `name` (ASCII case-insensitive), or nullopt.

@@ -58,7 +58,7 @@ csv_trace_reader::csv_trace_reader(std::unique_ptr<line_reader> lines, csv_layou
   } while (line.find_first_not_of(" \t") == std::string_view::npos);
 
   std::vector<std::string_view> header;
-  if (!split_csv(line, header)) refuse("header has an unclosed '\"'");
+  if (!split_csv(line, header)) refuse("header has a quote left open, or text after a closing quote");
   for (auto h : header) names_.emplace_back(h);
   auto need = [&](std::string_view name) {
     const auto at = find_column(header, name);
@@ -98,7 +98,7 @@ bool csv_trace_reader::count_field(std::size_t column, std::uint32_t& out, std::
 trace_reader::row_status csv_trace_reader::parse_row(std::string_view line, request& out,
                                                      std::string& why) {
   if (!split_csv(line, fields_)) {
-    why = "unclosed '\"'";
+    why = "a quote is left open, or text follows a closing quote";
     return row_status::bad;
   }
   if (fields_.size() != names_.size()) {

@@ -117,7 +117,7 @@ expected<std::vector<request_record>, std::string> parse_requests_csv(std::strin
       continue;
     }
     if (line.empty()) continue;
-    if (!split_csv(line, cells)) return unexpected{where + ": a quote is left open"};
+    if (!split_csv(line, cells)) return unexpected{where + ": a quote is left open, or text follows a closing quote"};
     auto row = parse_row(cells, where);
     if (!row) return unexpected{row.error()};
     rows.push_back(std::move(*row));

@@ -126,7 +126,7 @@ TEST(CsvReader, BadRowsNameFileLineAndColumn) {
   EXPECT_EQ(error_reading("Timestamp,Request tokens,Response tokens\n5,1,1\ninf,1,1\n"),
             "t.csv:3: column 'Timestamp': 'inf' is not a finite number (seconds expected)");
   EXPECT_EQ(error_reading("Timestamp,Model,Request tokens,Response tokens\n5,\"GPT,1,1\n"),
-            "t.csv:2: unclosed '\"'");
+            "t.csv:2: a quote is left open, or text follows a closing quote");
   EXPECT_EQ(error_reading("Timestamp,Model,Request tokens,Response tokens\n5,\xff\xfe,1,1\n"),
             "t.csv:2: column 'Model': not valid UTF-8 text");
 }
@@ -189,6 +189,12 @@ TEST(Csv, SplitAndFindColumns) {
   ASSERT_TRUE(split_csv("x,", f));
   EXPECT_EQ(f.size(), 2u);
   EXPECT_FALSE(split_csv("\"open", f));
+  // Text between a closing quote and the comma would be lost: the line is refused instead.
+  EXPECT_FALSE(split_csv("1,\"a \"#\"\"\"b\",2", f));
+  EXPECT_FALSE(split_csv("\"a\"b", f));
+  ASSERT_TRUE(split_csv("\"a\" \t,\"b\"  ", f));
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[1], "b");
   const std::vector<std::string_view> header = {"Timestamp", "Request tokens"};
   EXPECT_EQ(find_column(header, "request TOKENS"), 1u);
   EXPECT_FALSE(find_column(header, "Response tokens"));

@@ -55,6 +55,27 @@ bool split_csv(std::string_view line, std::vector<std::string_view>& fields) {
   }
 }
 
+void append_csv_cell(std::string& out, std::string_view text) {
+  const bool blank_at_end = !text.empty() && (text.front() == ' ' || text.front() == '\t' ||
+                                              text.back() == ' ' || text.back() == '\t');
+  if (!blank_at_end && text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+std::string csv_cell(std::string_view text) {
+  std::string out;
+  append_csv_cell(out, text);
+  return out;
+}
+
 std::optional<std::size_t> find_column(const std::vector<std::string_view>& header,
                                        std::string_view name) noexcept {
   for (std::size_t i = 0; i < header.size(); ++i) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "load/csv.hpp"
 #include "util/number_text.hpp"
 
 namespace kvscope {
@@ -15,19 +16,6 @@ void append_number(std::string& out, double v) {
 }
 
 void append_number(std::string& out, std::uint64_t v) { append_shortest(out, v); }
-
-void append_text(std::string& out, std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out += s;
-    return;
-  }
-  out += '"';
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
 
 }  // namespace
 
@@ -55,7 +43,7 @@ void append_requests_csv_row(std::string& out, const request_record& r) {
   out += ',';
   out += to_string(r.outcome);
   out += ',';
-  append_text(out, r.reason);
+  append_csv_cell(out, r.reason);
   cell(r.ttft_s);
   cell(r.tpot_s);
   cell(r.e2e_s);

@@ -46,16 +46,6 @@ const std::vector<const summary_metric*>& sweep_metrics() {
   return metrics;
 }
 
-std::string csv_cell(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
-
 std::string sweep_header(const std::vector<std::string>& config_columns) {
   std::string out = "index";
   for (const auto& c : config_columns) out += ',' + csv_cell(c);

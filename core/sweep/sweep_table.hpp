@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "load/csv.hpp"
 #include "run/metric_table.hpp"
 #include "run/run_summary.hpp"
 #include "sweep/sweep_space.hpp"
@@ -32,9 +33,6 @@ std::string sweep_row(std::size_t index, const std::vector<std::string>& config_
 // every metric cell empty.
 std::string sweep_invalid_row(std::size_t index, const std::vector<std::string>& config_columns,
                               const sweep_config& config);
-
-// A cell as CSV writes it: quoted when it holds a comma, a quote or a line break.
-std::string csv_cell(std::string_view text);
 
 // A CSV file read whole: its header, its rows' cells and each row's text and line number.
 struct csv_table {

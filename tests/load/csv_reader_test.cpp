@@ -195,6 +195,15 @@ TEST(Csv, SplitAndFindColumns) {
   ASSERT_TRUE(split_csv("\"a\" \t,\"b\"  ", f));
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[1], "b");
+  // csv_cell writes what split_csv reads back exactly.
+  for (const std::string_view text : {"plain", " lead", "trail ", "\ttab", "a,b", "say \"hi\"", "", "x\ny"}) {
+    const std::string line = csv_cell(text) + "," + csv_cell(text);
+    ASSERT_TRUE(split_csv(line, f)) << line;
+    ASSERT_EQ(f.size(), 2u) << line;
+    std::string back(f[0]);
+    for (std::size_t at = 0; (at = back.find("\"\"", at)) != std::string::npos; ++at) back.erase(at, 1);
+    EXPECT_EQ(back, text) << line;
+  }
   const std::vector<std::string_view> header = {"Timestamp", "Request tokens"};
   EXPECT_EQ(find_column(header, "request TOKENS"), 1u);
   EXPECT_FALSE(find_column(header, "Response tokens"));

@@ -96,6 +96,20 @@ TEST(RequestsCsv, ReasonsAreQuotedOnlyWhenTheyMustBe) {
   EXPECT_EQ(reason_cell("a,b"), "\"a,b\"");
   EXPECT_EQ(reason_cell("line\nbreak"), "\"line\nbreak\"");
   EXPECT_EQ(reason_cell(""), "");
+  // A reader trims blanks around unquoted cells, so blanks at either end need quotes.
+  EXPECT_EQ(reason_cell(" leading"), "\" leading\"");
+  EXPECT_EQ(reason_cell("trailing\t"), "\"trailing\t\"");
+  EXPECT_EQ(reason_cell("in between"), "in between");
+}
+
+// Found by fuzzing: a reason with a leading blank was written bare and read back trimmed.
+TEST(RequestsCsv, ReasonsWithBlanksAtTheEndsReadBackWhole) {
+  std::string csv = std::string(requests_csv_header()) + "\n";
+  finish_one_reject_one(csv, "  needs 563 blocks ");
+  const auto rows = parse_requests_csv(csv, "run.csv");
+  ASSERT_TRUE(rows) << rows.error();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[1].reason, "  needs 563 blocks ");
 }
 
 TEST(RequestsCsv, ReadsBackWhatItWrote) {

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "memory/paged_cache.hpp"
 #include "memory/synthetic_kv.hpp"
+#include "quant/tier_layout.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -97,6 +98,26 @@ int run_paged(const paged_options& opt) {
     }
   });
 
+  // The physical floor of a read pass: streaming the same number of bytes (payload and scales)
+  // from a buffer as large, so from the same level of the memory hierarchy. Reading cannot
+  // beat it, so a read_slot_ns close to it is bound by memory bandwidth, not by the cache's code.
+  const std::size_t groups_per_slot = 2 * hv / group_size;
+  const std::size_t bytes_per_slot =
+      groups_per_slot * (payload_bytes_per_group(tier) + scale_bytes_per_group(tier));
+  const double slot_count = static_cast<double>(opt.seqs) * opt.tokens * opt.layers;
+  std::vector<std::uint64_t> stream(static_cast<std::size_t>(slot_count) * bytes_per_slot / 8, 1);
+  volatile std::uint64_t sink = 0;  // the loads' result goes somewhere, so they stay
+  const double floor_ns = best_of_ns(opt.repeats, [&] {
+    std::uint64_t a = 0, b = 0, c = 0, d = 0;
+    for (std::size_t i = 0; i + 4 <= stream.size(); i += 4) {
+      a ^= stream[i];
+      b ^= stream[i + 1];
+      c ^= stream[i + 2];
+      d ^= stream[i + 3];
+    }
+    sink = a ^ b ^ c ^ d;
+  });
+
   // Untimed check that every slot reads back what was written, within the tier's error.
   double err = 0, ref = 0, worst = 0;
   for (const sequence_id id : ids) {
@@ -123,8 +144,8 @@ int run_paged(const paged_options& opt) {
                 std::to_string(rel_rmse) + ")");
     return exit_runtime_failure;
   }
-  const double slots = static_cast<double>(opt.seqs) * opt.tokens * opt.layers;
-  std::printf("write_slot_ns %.2f read_slot_ns %.2f\n", write_ns / slots, read_ns / slots);
+  std::printf("write_slot_ns %.2f read_slot_ns %.2f read_floor_ns %.2f\n", write_ns / slot_count,
+              read_ns / slot_count, floor_ns / slot_count);
   return stdout_exit_status();
 }
 
@@ -136,7 +157,9 @@ void add_bench_paged_command(CLI::App& bench, int& exit_code) {
       "paged",
       "Write the K and V of every (sequence, position, layer) slot from f32, then read every one "
       "back dequantized, single thread, data mode with the pool prefaulted; prints "
-      "'write_slot_ns <x> read_slot_ns <y>' (best of --repeat passes, ns per slot)");
+      "'write_slot_ns <x> read_slot_ns <y> read_floor_ns <z>' (best of --repeat passes, ns per "
+      "slot); z is the time to stream the same bytes from a buffer as large, a floor no read "
+      "can beat");
   cmd->add_option("--seqs", opt->seqs, "Sequences")->check(CLI::Range(1u, 1u << 20));
   cmd->add_option("--tokens", opt->tokens, "Tokens per sequence")->check(CLI::Range(1u, 1u << 24));
   cmd->add_option("--layers", opt->layers, "Layers")->check(CLI::Range(1u, 1024u));

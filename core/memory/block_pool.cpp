@@ -140,6 +140,7 @@ block_id block_pool::new_record() {
 }
 
 void block_pool::free_record(block_id b) noexcept {
+  ++layout_version_;  // b may come back naming another place
   records_[b] = {no_place, no_sequence, static_cast<std::int32_t>(free_records_), 0, 0};
   free_records_ = b;
 }
@@ -243,6 +244,7 @@ void block_pool::evict(block_id b) noexcept {
 
 std::optional<std::vector<placement>> block_pool::relocate(std::span<const block_id> blocks,
                                                            precision to) {
+  ++layout_version_;
   std::vector<placement> old(blocks.size());
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const block_id b = blocks[i];

@@ -160,6 +160,9 @@ class block_pool {
   block_info info(block_id b) const noexcept;
 
   block_data data(block_id b) const noexcept { return data_at(records_[b].place, tier(b)); }
+  // Changes whenever a block id may come to name another place or tier (a block was freed, so
+  // its id can be reused, or relocated): a block_data from data() stays right while it does not.
+  std::uint64_t layout_version() const noexcept { return layout_version_; }
   block_data data_at(std::uint32_t place, precision tier) const noexcept {
     if (!payload_) return {nullptr, nullptr, tier};
     auto* frame = reinterpret_cast<std::uint8_t*>(payload_.get()) + (place >> 2) * frame_bytes_;
@@ -223,6 +226,7 @@ class block_pool {
   std::uint32_t scale_reserved_frames_ = 0;
   std::array<std::uint64_t, 4> blocks_{};
   std::array<std::uint64_t, 4> cached_{};
+  std::uint64_t layout_version_ = 0;
   std::array<std::uint64_t, 4> references_{};  // sum of refcounts, by tier
   std::array<std::uint32_t, 4> tier_frames_{};
   arena_ptr<fp16_bits> payload_;  // data mode: frames x F bytes

@@ -240,7 +240,7 @@ expected<void, cache_error> paged_cache::store_kv(sequence_id seq, std::uint32_t
 
 expected<void, cache_error> paged_cache::read(sequence_id seq, std::uint32_t layer,
                                               std::uint32_t pos, std::span<float> k,
-                                              std::span<float> v) const {
+                                              std::span<float> v) {
   const sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
   const std::uint64_t head_values = shape().head_values();
@@ -252,11 +252,23 @@ expected<void, cache_error> paged_cache::read(sequence_id seq, std::uint32_t lay
     return unexpected{cache_error::position_out_of_range};
   }
   if (config_.pool.mode != payload_mode::data) return unexpected{cache_error::position_out_of_range};
-  const block_data d = pool_.data(s->table[block - s->first_block]);
-  const std::size_t offset = token_offset(pos - block * block_size(), layer);
-  load(d, offset, k);
-  load(d, offset + head_values, v);
+  const block_id id = s->table[block - s->first_block];
+  if (id != last_read_.id || pool_.layout_version() != last_read_.version) resolve_for_read(id);
+  // K then V of one (token, layer) are adjacent whole groups (head_values is a multiple of 32).
+  const std::size_t groups = head_values / group_size;
+  const std::size_t first = token_offset(pos - block * block_size(), layer) / group_size;
+  const resolved_block& r = last_read_;
+  r.dequantize(r.payload + first * r.payload_bytes_per_group, r.scales + first * r.scale_halves_per_group,
+               groups, k.data());
+  r.dequantize(r.payload + (first + groups) * r.payload_bytes_per_group,
+               r.scales + (first + groups) * r.scale_halves_per_group, groups, v.data());
   return {};
+}
+
+void paged_cache::resolve_for_read(block_id id) {
+  const block_data d = pool_.data(id);
+  last_read_ = {id, pool_.layout_version(), d.payload, d.scales, kernels_.dequantize[ordinal(d.tier)],
+                payload_bytes_per_group(d.tier), scale_halves_per_group(d.tier)};
 }
 
 expected<std::uint32_t, cache_error> paged_cache::read_block(sequence_id seq, std::uint32_t index,

@@ -134,9 +134,11 @@ class paged_cache {
   expected<void, cache_error> store_kv(sequence_id seq, std::uint32_t layer, std::uint32_t pos,
                                        std::span<const float> k, std::span<const float> v,
                                        std::span<fp16_bits> scratch) const;
-  // Reads back K and V of one layer at `pos` (< length, not dropped), dequantized.
+  // Reads back K and V of one layer at `pos` (< length, not dropped), dequantized. Not const: it
+  // remembers the block it resolved last, so reading a block slot by slot looks it up once (a
+  // third of a slot's read time went into the lookup). Not for two threads at once; read_block is.
   expected<void, cache_error> read(sequence_id seq, std::uint32_t layer, std::uint32_t pos,
-                                   std::span<float> k, std::span<float> v) const;
+                                   std::span<float> k, std::span<float> v);
   // Reads the written tokens of table entry `index` for one layer: `k` and `v` get
   // tokens x kv_heads x head_dim floats, token-major (each needs block_size x that room).
   // Returns the number of tokens.
@@ -224,6 +226,19 @@ class paged_cache {
   int block_shift_ = -1;  // log2(block_size) when it is a power of two: no division per access
   std::vector<sequence_blocks> seqs_;
   std::priority_queue<sequence_id, std::vector<sequence_id>, std::greater<>> free_ids_;
+  // The block read() resolved last, with its tier's kernel and group sizes; right while
+  // pool_.layout_version() equals `version`.
+  struct resolved_block {
+    block_id id = 0;
+    std::uint64_t version = ~std::uint64_t{0};
+    const std::uint8_t* payload = nullptr;
+    const fp16_bits* scales = nullptr;
+    dequantize_fn dequantize = nullptr;
+    std::size_t payload_bytes_per_group = 0;
+    std::size_t scale_halves_per_group = 0;
+  };
+  void resolve_for_read(block_id id);
+  resolved_block last_read_;
   std::vector<fp16_bits> half_scratch_;  // write: f32 -> fp16 before quantizing
   std::vector<fp16_bits> staging_;       // migrate: re-quantized blocks before placement
   sequence_id migrate_cursor_ = 0;

@@ -16,7 +16,7 @@ TEST(BenchPagedCli, PrintsNanosecondsPerSlotForEveryTier) {
                                 "--layers", "2", "--kv-heads", "2", "--head-dim", "64",
                                 "--precision", p, "--repeat", "1"});
     ASSERT_EQ(r.exit_code, 0) << p << ": " << r.err;
-    EXPECT_TRUE(std::regex_match(r.out, std::regex("write_slot_ns [0-9.]+ read_slot_ns [0-9.]+\n")))
+    EXPECT_TRUE(std::regex_match(r.out, std::regex("write_slot_ns [0-9.]+ read_slot_ns [0-9.]+ read_floor_ns [0-9.]+\n")))
         << r.out;
   }
 }

@@ -137,6 +137,44 @@ TEST(PagedCache, WriteReadRoundTripPerTier) {
   EXPECT_EQ(cache.audit(), "");
 }
 
+// read() remembers the block it resolved last; a relocated block, or a freed id given to a new
+// block, must not be read from where the remembered one was. read_block remembers nothing, so
+// the two must agree bit for bit.
+TEST(PagedCache, ReadFollowsRelocatedAndReusedBlocks) {
+  paged_cache cache(cache_config(16));
+  const auto hv = cache.shape().head_values();
+  std::vector<float> k(hv), v(hv), block_k(16 * hv), block_v(16 * hv);
+  const auto agree_with_read_block = [&](sequence_id s, std::uint32_t pos) {
+    ASSERT_TRUE(cache.read(s, 0, pos, k, v));
+    ASSERT_TRUE(cache.read_block(s, pos / 16, 0, block_k, block_v));
+    for (std::size_t i = 0; i < hv; ++i) {
+      ASSERT_EQ(k[i], block_k[(pos % 16) * hv + i]) << "pos " << pos << " value " << i;
+      ASSERT_EQ(v[i], block_v[(pos % 16) * hv + i]) << "pos " << pos << " value " << i;
+    }
+  };
+  const sequence_id s = cache.create_sequence();
+  for (int b = 0; b < 3; ++b) ASSERT_TRUE(cache.append_block(s, precision::fp16));
+  // 48 tokens: only block 0 lies outside the hot tail of 32, so migrate moves it alone.
+  for (std::uint32_t pos = 0; pos < 48; ++pos) {
+    ASSERT_TRUE(cache.write(s, 0, pos, ramp(hv, 0.37f * static_cast<float>(pos)), ramp(hv, -1.0f)));
+  }
+  agree_with_read_block(s, 3);
+  const block_id first = (*cache.block_table(s))[0];
+  ASSERT_EQ(cache.migrate(precision::q4, 1).blocks, 1u);
+  ASSERT_EQ(cache.pool().tier(first), precision::q4);
+  agree_with_read_block(s, 3);  // now q4 values, from the block's new place
+  EXPECT_NE(k[1], fp16_to_f32(f32_to_fp16(0.37f * 3 + 0.01f)));  // not the old fp16 bytes
+
+  ASSERT_TRUE(cache.drop_sequence(s));
+  const sequence_id t = cache.create_sequence();
+  ASSERT_TRUE(cache.append_block(t, precision::fp16));
+  ASSERT_EQ((*cache.block_table(t))[0], first);  // the freed id is reused
+  ASSERT_TRUE(cache.write(t, 0, 3, ramp(hv, 5.0f), ramp(hv, 6.0f)));
+  agree_with_read_block(t, 3);
+  EXPECT_EQ(k[0], 5.0f);
+  EXPECT_EQ(cache.audit(), "");
+}
+
 TEST(PagedCache, LengthsAndFillFollowWrites) {
   paged_cache cache(cache_config(8));
   const sequence_id s = cache.create_sequence();

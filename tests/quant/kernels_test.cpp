@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <span>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,6 +91,41 @@ TEST(Kernels, Avx2MatchesScalarBitForBit) {
       for (std::size_t i = 0; i < x.size(); ++i) {
         ASSERT_EQ(std::bit_cast<std::uint32_t>(x[i]), std::bit_cast<std::uint32_t>(y[i]))
             << tag(p) << " value " << i;
+      }
+    }
+  }
+}
+
+// The AVX2 dequantizers store differently when the destination is 16 mod 32 bytes (shifted onto
+// 32-byte boundaries); every float offset within a cache line must give the scalar bits and
+// write nothing outside the destination.
+TEST(Kernels, Avx2DequantizesIntoEveryAlignment) {
+  const kernel_set* avx2 = avx2_kernels();
+  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
+  for (std::size_t groups : {1, 2, 3, 8}) {
+    const auto src = tricky_groups(groups, static_cast<unsigned>(100 + groups));
+    for (precision p : all_precisions) {
+      const quantized_data q = run_quantize(scalar_kernels(), p, src);
+      const auto want = run_dequantize(scalar_kernels(), p, q, groups);
+      for (std::size_t offset = 0; offset < 16; ++offset) {
+        const std::size_t count = groups * group_size;
+        std::vector<float> storage(count + 48, -7.25f);
+        // A 64-byte-aligned window of `storage`, so that `offset` fixes the alignment.
+        void* start = storage.data();
+        std::size_t room = storage.size() * sizeof(float);
+        ASSERT_NE(std::align(64, (count + 32) * sizeof(float), start, room), nullptr);
+        const std::span<float> buffer(static_cast<float*>(start), count + 32);
+        float* dst = buffer.data() + offset;
+        avx2->dequantize[ordinal(p)](q.payload.data(), q.scales.data(), groups, dst);
+        for (std::size_t i = 0; i < count; ++i) {
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(want[i]), std::bit_cast<std::uint32_t>(dst[i]))
+              << tag(p) << " value " << i << ", offset " << offset << ", " << groups << " groups";
+        }
+        for (std::size_t i = 0; i < buffer.size(); ++i) {
+          if (i < offset || i >= offset + count) {
+            ASSERT_EQ(buffer[i], -7.25f) << tag(p) << " wrote outside, index " << i << ", offset " << offset;
+          }
+        }
       }
     }
   }

@@ -141,7 +141,9 @@ void MainWindow::placeDocks() {
   const int run = natural(runPanel_), policy = natural(policyPanel_);
   resizeDocks({dockNamed("runDock"), dockNamed("policyDock"), dockNamed("statsDock")},
               {run, policy, std::max(120, height() - run - policy - 160)}, Qt::Vertical);
-  resizeDocks({dockNamed("pressureDock")}, {height() * 38 / 100}, Qt::Vertical);
+  // The plots' share grows on a short screen: at 768 pixels 38 % leaves each latency chart
+  // about 100 pixels, while the block map's squares only get smaller.
+  resizeDocks({dockNamed("pressureDock")}, {height() * (height() < 900 ? 50 : 38) / 100}, Qt::Vertical);
   const int plots = width() - side;
   resizeDocks({dockNamed("pressureDock"), dockNamed("memoryDock")}, {plots * 55 / 100, plots * 45 / 100},
               Qt::Horizontal);

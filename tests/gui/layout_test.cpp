@@ -106,11 +106,12 @@ TEST_F(LaptopLayout, TheFrameFitsAndEveryControlOfEveryTabIsReachable) {
     EXPECT_TRUE(window->rect().contains(dock->geometry())) << name;
     EXPECT_GT(expectReachable(*window, name), 30) << name;
   }
-  // Docks keep a useful size: the plots and the map are not squeezed to nothing.
+  // Docks keep a useful size: on a short screen the plots get half the height (a 38 % share
+  // left them about 200 pixels), and the map is not squeezed to nothing.
   for (const char* name : {"pressurePlot", "memoryPlot"}) {
     const auto* plot = window->findChild<QWidget*>(QString::fromLatin1(name));
     ASSERT_NE(plot, nullptr) << name;
-    EXPECT_GE(plot->height(), 120) << name;
+    EXPECT_GE(plot->height(), 260) << name;
     EXPECT_GE(plot->width(), 180) << name;
   }
   EXPECT_GE(window->blockMap()->height(), 200);
@@ -120,7 +121,7 @@ TEST_F(LaptopLayout, TheFrameFitsAndEveryControlOfEveryTabIsReachable) {
   for (const char* name : {"latencyPlot", "servicePlot"}) {
     const auto* plot = window->findChild<QWidget*>(QString::fromLatin1(name));
     ASSERT_NE(plot, nullptr) << name;
-    EXPECT_GE(plot->height(), 70) << name;
+    EXPECT_GE(plot->height(), name == std::string("latencyPlot") ? 160 : 70) << name;
     EXPECT_GE(plot->width(), 180) << name;
   }
 }

@@ -20,6 +20,12 @@ std::atomic<quint64> nextJobId{0};  // ids unique across instances: a test can t
 
 }  // namespace
 
+slo_spec sloOf(const std::string& text) {
+  if (text.empty()) return {};
+  auto slo = parse_slo(text);
+  return slo ? *slo : slo_spec{};
+}
+
 run_description wholeRun(run_description run) {
   run.commands.clear();
   run.steps = 0;
@@ -77,8 +83,8 @@ RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic
   hooks.cancel = &cancelled;
   hooks.on_step = [&](const engine& e) { trace->push(e.last_metrics()); };
   hooks.on_progress = progress;
-  auto requests = std::make_shared<std::vector<request_record>>();
-  hooks.on_request = [&requests](const request_record& r) { requests->push_back(r); };
+  auto latency = std::make_shared<latency_series_builder>(sloOf(run.options.slo));
+  hooks.on_request = [&latency](const request_record& r) { latency->add(r); };
   // The payload only changes the measured quality, which a comparison does not show: the
   // headline metrics and the plotted step metrics are the same bit for bit in accounting mode
   // (tests/run/payload_invariance_test), which runs the demo's whole load 100x faster.
@@ -92,7 +98,7 @@ RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic
     out.error = QString::fromStdString(e.what());
   }
   out.trace = std::move(trace);
-  out.requests = std::move(requests);
+  out.latency = std::move(latency);
   return out;
 }
 

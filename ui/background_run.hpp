@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "job_threads.hpp"
+#include "outcome/latency_series.hpp"
 #include "run/metrics_history.hpp"
 #include "run/run_description.hpp"
 #include "run/run_service.hpp"
@@ -27,15 +28,19 @@ struct RunOutcome {
   run_description run;  // as asked for, payload included
   run_summary summary;
   std::shared_ptr<const metrics_history> trace;
-  // Every request it completed (finished or rejected), in completion order: the latency panel
-  // draws them as a ghost. Never null in what runWhole returns.
-  std::shared_ptr<const std::vector<request_record>> requests;
+  // The latency of every request it finished, for the latency panel's ghost: four numbers a
+  // request rather than whole records (136 bytes), since a what-if and the current config's
+  // run are both held, and a long trace has millions. Never null in what runWhole returns.
+  std::shared_ptr<const latency_series_builder> latency;
   QString error;  // why it could not run ("" when it did)
 };
 using OutcomePtr = std::shared_ptr<const RunOutcome>;
 
 // `run` as a whole run of its initial config: no command log, to the end of the load.
 run_description wholeRun(run_description run);
+
+// A run's --slo text as a spec; none when empty or (never for a run that ran) unreadable.
+slo_spec sloOf(const std::string& text);
 
 class BackgroundRun : public QObject {
   Q_OBJECT

@@ -18,25 +18,15 @@
 namespace kvscope::ui {
 namespace {
 
-// A --slo text as a spec; none when empty or (never from a valid run) unreadable.
-slo_spec sloOf(const std::string& text) {
-  if (text.empty()) return {};
-  auto slo = parse_slo(text);
-  return slo ? *slo : slo_spec{};
-}
-
 QString msText(double seconds) {
   if (std::isnan(seconds)) return QStringLiteral("–");
   return seconds < 1 ? QObject::tr("%1 ms").arg(seconds * 1000, 0, 'f', seconds < 0.01 ? 2 : 1)
                      : QObject::tr("%1 s").arg(seconds, 0, 'f', 2);
 }
 
-// The windows one whole run gives, or null without one.
-std::optional<latency_series_builder> builderOf(const OutcomePtr& outcome) {
-  if (!outcome || !outcome->requests || !outcome->error.isEmpty()) return std::nullopt;
-  latency_series_builder b(sloOf(outcome->run.options.slo));
-  for (const request_record& r : *outcome->requests) b.add(r);
-  return b;
+// The requests of one whole run, or null without one.
+std::shared_ptr<const latency_series_builder> builderOf(const OutcomePtr& outcome) {
+  return outcome && outcome->error.isEmpty() ? outcome->latency : nullptr;
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 #include <QWidget>
 
 #include <memory>
-#include <optional>
 
 #include "background_run.hpp"
 #include "meta_types.hpp"
@@ -74,7 +73,7 @@ class LatencyPanel : public QWidget {
   latency_series_builder builder_;
   latency_series series_;
   OutcomePtr ghostWhatIf_, ghostCurrent_;
-  std::optional<latency_series_builder> ghostBuilders_[2];
+  std::shared_ptr<const latency_series_builder> ghostBuilders_[2];  // the outcomes' own
   bool dirty_ = false;
   bool hiddenChanges_ = false;  // the timer fired while the panel was behind another tab
 };

@@ -131,6 +131,18 @@ TEST(Latency, AWhatIfIsDrawnAsAGhostWithTheCurrentRun) {
            charts.ghostGraph(LatencyCharts::currentRun, LatencyCharts::ttft)->dataCount() > 0;
   }, std::chrono::seconds(60)));
   EXPECT_TRUE(charts.ghostGraph(LatencyCharts::whatIf, LatencyCharts::tpot)->visible());
+  // The ghost keeps four numbers a request, not the records, and they give the what-if's
+  // summary bit for bit, its SLO included.
+  const OutcomePtr whatIf = window->whatIf()->whatIf();
+  ASSERT_TRUE(whatIf->latency);
+  const outcome_summary& service = whatIf->summary.service;
+  const latency_series whole = whatIf->latency->build(1.0);
+  ASSERT_GT(service.finished, 50u);
+  EXPECT_EQ(whole.finished, service.finished);
+  EXPECT_EQ(whole.good, service.good);
+  EXPECT_LT(whole.good, whole.finished) << "the SLO should fail some requests";
+  EXPECT_EQ(whole.ttft_s.p99, service.latency.ttft_s.p99);
+  EXPECT_EQ(whole.tpot_s.p50, service.latency.tpot_s.p50);
   // Dropping the what-if removes both ghosts.
   window->discardWhatIf();
   window->latencyPanel()->redraw();

@@ -93,7 +93,8 @@ std::string wrap_text(std::string_view text, std::size_t width, std::string_view
     while (end < text.size() && text[end] != ' ' && text[end] != '\n') ++end;
     const std::string_view word = text.substr(i, end - i);
     if (!line.empty() && line.size() + 1 + word.size() > width) flush();
-    line += (line.empty() ? "" : " ") + std::string(word);
+    if (!line.empty()) line += ' ';
+    line += word;
     i = end;
   }
   if (!line.empty()) flush();

@@ -29,7 +29,7 @@ struct RunOutcome {
   run_summary summary;
   std::shared_ptr<const metrics_history> trace;
   // The latency of every request it finished, for the latency panel's ghost: four numbers a
-  // request rather than whole records (136 bytes), since a what-if and the current config's
+  // request rather than whole records (104 bytes), since a what-if and the current config's
   // run are both held, and a long trace has millions. Never null in what runWhole returns.
   std::shared_ptr<const latency_series_builder> latency;
   QString error;  // why it could not run ("" when it did)

@@ -55,10 +55,10 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
     case id: return count(r.request_id);
     case outcome: return QString::fromLatin1(to_string(r.outcome).data());
     case arrival: return role == sortRole ? QVariant(r.arrival_s) : QVariant(QString::number(r.arrival_s, 'f', 3));
-    case ttft: return milliseconds(r.ttft_s, role);
-    case tpot: return milliseconds(r.tpot_s, role);
-    case e2e: return milliseconds(r.e2e_s, role);
-    case queue: return milliseconds(r.queue_s, role);
+    case ttft: return milliseconds(r.ttft_s(), role);
+    case tpot: return milliseconds(r.tpot_s(), role);
+    case e2e: return milliseconds(r.e2e_s(), role);
+    case queue: return milliseconds(r.queue_s(), role);
     case prompt: return count(r.prompt_tokens);
     case output: return count(r.output_tokens);
     case cached: return count(r.cached_prompt_tokens);

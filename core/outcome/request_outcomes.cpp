@@ -118,13 +118,6 @@ void request_outcomes::complete(request_handle h, double t, request_outcome outc
   rec.preemptions = r.preemptions;
   rec.recomputed_tokens = r.recomputed_tokens;
   rec.outcome = outcome;
-  rec.queue_s = r.first_scheduled_s - r.arrival_s;  // NaN when never scheduled
-  const bool done = outcome == request_outcome::finished;
-  rec.ttft_s = done ? r.first_token_s - r.arrival_s : nan;
-  rec.tpot_s = done && r.emitted > 1
-                   ? (t - r.first_token_s) / static_cast<double>(r.emitted - 1)
-                   : nan;
-  rec.e2e_s = done ? t - r.arrival_s : nan;
   r.live = false;
   free_.push_back(h);
 }
@@ -134,7 +127,7 @@ void request_outcomes::finished(request_handle h, double t) {
   assert(live_[h].emitted <= std::max<std::uint32_t>(live_[h].output_tokens, 1));
   complete(h, t, request_outcome::finished);
   record_.reason.clear();
-  samples_.push_back({record_.ttft_s, record_.tpot_s, record_.e2e_s, record_.queue_s});
+  samples_.push_back({record_.ttft_s(), record_.tpot_s(), record_.e2e_s(), record_.queue_s()});
   prompt_tokens_ += record_.prompt_tokens;
   output_tokens_ += record_.output_tokens;
   if (sink_) sink_(record_);

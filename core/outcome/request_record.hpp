@@ -1,8 +1,11 @@
 #pragma once
 // What became of one request, as its row of the per-request CSV: times in simulated seconds since
 // the load's start, NaN where a time or latency is undefined (never scheduled, no token yet,
-// TPOT of a one-token output, latencies of a rejected request).
+// TPOT of a one-token output, latencies of a rejected request). The latencies are computed from
+// the times rather than stored: the GUI keeps a record for every request of a run (104 bytes,
+// not 136), and a record cannot hold a latency its times contradict.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -27,10 +30,22 @@ struct request_record {
   std::uint64_t recomputed_tokens = 0;  // prompt and output tokens computed again after preemption
   request_outcome outcome = request_outcome::finished;
   std::string reason;  // why it was rejected; empty when finished
-  double ttft_s = 0;   // first token - arrival
-  double tpot_s = 0;   // (finish - first token) / (output tokens - 1)
-  double e2e_s = 0;    // finish - arrival (finished requests only)
-  double queue_s = 0;  // first scheduled - arrival
+
+  // first token - arrival, of a finished request
+  double ttft_s() const noexcept { return finished() ? first_token_s - arrival_s : undefined(); }
+  // (finish - first token) / (output tokens - 1), of a finished request of two tokens or more
+  double tpot_s() const noexcept {
+    return finished() && output_tokens > 1 ? (finish_s - first_token_s) / static_cast<double>(output_tokens - 1)
+                                           : undefined();
+  }
+  // finish - arrival, of a finished request
+  double e2e_s() const noexcept { return finished() ? finish_s - arrival_s : undefined(); }
+  // first scheduled - arrival (NaN when never scheduled)
+  double queue_s() const noexcept { return first_scheduled_s - arrival_s; }
+  bool finished() const noexcept { return outcome == request_outcome::finished; }
+
+ private:
+  static constexpr double undefined() noexcept { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 }  // namespace kvscope

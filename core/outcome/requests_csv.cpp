@@ -44,10 +44,10 @@ void append_requests_csv_row(std::string& out, const request_record& r) {
   out += to_string(r.outcome);
   out += ',';
   append_csv_cell(out, r.reason);
-  cell(r.ttft_s);
-  cell(r.tpot_s);
-  cell(r.e2e_s);
-  cell(r.queue_s);
+  cell(r.ttft_s());
+  cell(r.tpot_s());
+  cell(r.e2e_s());
+  cell(r.queue_s());
   out += '\n';
 }
 

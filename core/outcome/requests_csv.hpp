@@ -19,7 +19,8 @@ std::string_view requests_csv_header() noexcept;
 void append_requests_csv_row(std::string& out, const request_record& r);
 
 // The rows of a per-request CSV as append_requests_csv_row wrote them (the header must be
-// requests_csv_header(); CRLF line endings are accepted; an empty cell reads as NaN). Errors
+// requests_csv_header(); CRLF line endings are accepted; an empty cell reads as NaN; each
+// latency cell must be what the row's times give, request_record computing it). Errors
 // name the file as `name`, the line and the column, e.g.
 // "run.csv:4: column ttft_s: 'abc' is not a number".
 expected<std::vector<request_record>, std::string> parse_requests_csv(std::string_view text,

@@ -2,16 +2,27 @@
 // `simulate --requests`.
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <string>
 
 #include "load/csv.hpp"
 #include "load/numbers.hpp"
 #include "outcome/requests_csv.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
 
 constexpr std::size_t column_count = 16;  // as requests_csv_header() lists them
+constexpr std::size_t first_latency_column = 12;  // ttft_s, tpot_s, e2e_s, queue_s
+
+std::string column_name(std::size_t column) {
+  const std::string_view header = requests_csv_header();
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < column; ++i) start = header.find(',', start) + 1;
+  return std::string(header.substr(start, header.find(',', start) - start));
+}
 
 class row_reader {
  public:
@@ -38,11 +49,8 @@ class row_reader {
  private:
   void check(std::size_t column, number_error e) {
     if (e == number_error::none || !error_.empty()) return;
-    const std::string header(requests_csv_header());
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < column; ++i) start = header.find(',', start) + 1;
-    error_ = std::string(where_) + ": column " + header.substr(start, header.find(',', start) - start) +
-             ": '" + std::string(cells_[column]) + "' " + std::string(describe(e));
+    error_ = std::string(where_) + ": column " + column_name(column) + ": '" + std::string(cells_[column]) +
+             "' " + std::string(describe(e));
   }
 
   const std::vector<std::string_view>& cells_;
@@ -87,10 +95,19 @@ expected<request_record, std::string> parse_row(const std::vector<std::string_vi
                       "' is neither finished nor rejected"};
   }
   r.reason = unquote(cells[11]);
-  r.ttft_s = in.real(12);
-  r.tpot_s = in.real(13);
-  r.e2e_s = in.real(14);
-  r.queue_s = in.real(15);
+  // A record computes its latencies from its times: a latency the row's times contradict (an
+  // edited file) is refused rather than shown with either value.
+  const double from_times[] = {r.ttft_s(), r.tpot_s(), r.e2e_s(), r.queue_s()};
+  for (std::size_t i = 0; i < std::size(from_times); ++i) {
+    const std::size_t column = first_latency_column + i;
+    const double written = in.real(column);
+    if (!in.error().empty()) return unexpected{in.error()};
+    if (written == from_times[i] || (std::isnan(written) && std::isnan(from_times[i]))) continue;
+    std::string expected;
+    if (!std::isnan(from_times[i])) append_shortest(expected, from_times[i]);
+    return unexpected{where + ": column " + column_name(column) + ": '" + std::string(cells[column]) +
+                      "' is not what the row's times and outcome give ('" + expected + "')"};
+  }
   if (!in.error().empty()) return unexpected{in.error()};
   return r;
 }

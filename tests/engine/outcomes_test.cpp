@@ -46,10 +46,10 @@ TEST(Outcomes, OneRequestByHand) {
   const auto& r = c.records[0];
   EXPECT_EQ(r.request_id, 7u);
   EXPECT_EQ(r.outcome, request_outcome::finished);
-  EXPECT_DOUBLE_EQ(r.queue_s, 0.0);
-  EXPECT_NEAR(r.ttft_s, 0.014, 1e-12);
-  EXPECT_NEAR(r.tpot_s, 0.01008, 1e-12);
-  EXPECT_NEAR(r.e2e_s, 0.03416, 1e-12);
+  EXPECT_DOUBLE_EQ(r.queue_s(), 0.0);
+  EXPECT_NEAR(r.ttft_s(), 0.014, 1e-12);
+  EXPECT_NEAR(r.tpot_s(), 0.01008, 1e-12);
+  EXPECT_NEAR(r.e2e_s(), 0.03416, 1e-12);
   const auto& lat = c.result.summary.service.latency;
   EXPECT_NEAR(lat.ttft_s.p50, 0.014, 1e-12);
   EXPECT_NEAR(lat.e2e_s.max, 0.03416, 1e-12);
@@ -73,8 +73,8 @@ TEST(Outcomes, PrefixHitsAreCountedAndShortenThePrefill) {
   ASSERT_EQ(c.records.size(), 2u);
   EXPECT_EQ(c.records[0].cached_prompt_tokens, 0u);
   EXPECT_EQ(c.records[1].cached_prompt_tokens, 32u);
-  EXPECT_NEAR(c.records[0].ttft_s, 0.010 + 40 * 40e-6, 1e-12);
-  EXPECT_NEAR(c.records[1].ttft_s, 0.010 + 8 * 40e-6, 1e-12);
+  EXPECT_NEAR(c.records[0].ttft_s(), 0.010 + 40 * 40e-6, 1e-12);
+  EXPECT_NEAR(c.records[1].ttft_s(), 0.010 + 8 * 40e-6, 1e-12);
 }
 
 // Two long requests in a pool that holds only one: the newer is preempted, keeps its arrival
@@ -99,7 +99,7 @@ TEST(Outcomes, APreemptedRequestKeepsItsArrivalAndCountsRecomputation) {
     EXPECT_DOUBLE_EQ(r.arrival_s, 0.0);
     preempted += r.preemptions;
     recomputed += r.recomputed_tokens;
-    EXPECT_NEAR(r.e2e_s, r.finish_s - r.arrival_s, 1e-12);
+    EXPECT_NEAR(r.e2e_s(), r.finish_s - r.arrival_s, 1e-12);
   }
   EXPECT_GE(preempted, 1u);
   EXPECT_GT(recomputed, 300u);  // at least the prompt again
@@ -239,8 +239,8 @@ TEST(Outcomes, ClosedLoopSendsTheNextRequestWhenOneCompletes) {
   for (std::size_t i = 0; i < 3; ++i) {
     SCOPED_TRACE(i);
     EXPECT_NEAR(c.records[i].arrival_s, 0.02408 * static_cast<double>(i), 1e-12);
-    EXPECT_NEAR(c.records[i].ttft_s, 0.014, 1e-12);
-    EXPECT_NEAR(c.records[i].e2e_s, 0.02408, 1e-12);
+    EXPECT_NEAR(c.records[i].ttft_s(), 0.014, 1e-12);
+    EXPECT_NEAR(c.records[i].e2e_s(), 0.02408, 1e-12);
   }
   EXPECT_NEAR(c.result.summary.sim_seconds, 3 * 0.02408, 1e-12);
 }
@@ -258,13 +258,13 @@ TEST(Outcomes, MaxConcurrencyHoldsRequestsAtTheClient) {
   const auto c = run_collecting(run);
   ASSERT_EQ(c.records.size(), 2u);
   EXPECT_NEAR(c.records[1].arrival_s, 0.02408, 1e-12) << "sent when the first finished";
-  EXPECT_NEAR(c.records[1].ttft_s, 0.014, 1e-12);
+  EXPECT_NEAR(c.records[1].ttft_s(), 0.014, 1e-12);
   // Without the limit both run together: the second's prefill joins the first's decode step.
   run.options.max_concurrency = 0;
   const auto open = run_collecting(run);
   ASSERT_EQ(open.records.size(), 2u);
   EXPECT_NEAR(open.records[1].arrival_s, 0.001, 1e-12);
-  EXPECT_GT(open.records[1].ttft_s, 0.014);
+  EXPECT_GT(open.records[1].ttft_s(), 0.014);
 }
 
 }  // namespace

@@ -11,14 +11,18 @@
 namespace kvscope {
 namespace {
 
-request_record finished(double finish_s, double ttft_s, double tpot_s, double e2e_s = 1) {
+// A request finishing at `finish_s` whose times give these latencies (to rounding: a record
+// computes its latencies from its times); two output tokens, or one when TPOT is NaN.
+request_record finished(double finish_s, double ttft_s, double tpot_s) {
   request_record r;
   r.finish_s = finish_s;
-  r.ttft_s = ttft_s;
-  r.tpot_s = tpot_s;
-  r.e2e_s = e2e_s;
+  r.output_tokens = std::isnan(tpot_s) ? 1 : 2;
+  r.first_token_s = std::isnan(tpot_s) ? finish_s : finish_s - tpot_s;
+  r.arrival_s = r.first_token_s - ttft_s;
   return r;
 }
+
+constexpr double rounding = 1e-12;
 
 TEST(LatencyWindowFor, OneTwoFiveStepsWithinTheWindowCount) {
   EXPECT_DOUBLE_EQ(latency_window_for(59, 60), 1);    // windows 0..59
@@ -36,7 +40,7 @@ TEST(LatencySeries, WindowsByFinishTimeWithPercentilesAndGoodput) {
   b.add(finished(1.9, 0.9, 0.03));
   b.add(finished(1.0, 0.3, std::nan("")));  // one output token: no TPOT
   b.add(finished(4.0, 0.2, 0.02));
-  request_record rejected = finished(3.0, std::nan(""), std::nan(""));
+  request_record rejected = finished(3.0, 0.1, 0.1);
   rejected.outcome = request_outcome::rejected;
   b.add(rejected);
   EXPECT_EQ(b.finished(), 4u);
@@ -51,19 +55,19 @@ TEST(LatencySeries, WindowsByFinishTimeWithPercentilesAndGoodput) {
   EXPECT_EQ(s.windows[0].good, 2u);
   EXPECT_DOUBLE_EQ(s.windows[0].goodput_rps, 1.0);
   // numpy: p50 of {0.1, 0.3, 0.9} is 0.3; p99 at index 1.98: 0.3 + 0.98·0.6.
-  EXPECT_DOUBLE_EQ(s.windows[0].ttft_s.p50, 0.3);
-  EXPECT_NEAR(s.windows[0].ttft_s.p99, 0.888, 1e-12);
-  EXPECT_DOUBLE_EQ(s.windows[0].tpot_s.p50, 0.02);  // of {0.01, 0.03}: NaN dropped
+  EXPECT_NEAR(s.windows[0].ttft_s.p50, 0.3, rounding);
+  EXPECT_NEAR(s.windows[0].ttft_s.p99, 0.888, rounding);
+  EXPECT_NEAR(s.windows[0].tpot_s.p50, 0.02, rounding);  // of {0.01, 0.03}: NaN dropped
   EXPECT_EQ(s.windows[1].finished, 0u);
   EXPECT_EQ(s.windows[1].goodput_rps, 0.0);
   EXPECT_TRUE(std::isnan(s.windows[1].ttft_s.p50));
   EXPECT_EQ(s.windows[2].good, 1u);
-  EXPECT_DOUBLE_EQ(s.windows[2].ttft_s.p99, 0.2);
+  EXPECT_NEAR(s.windows[2].ttft_s.p99, 0.2, rounding);
   EXPECT_EQ(s.finished, 4u);
   EXPECT_EQ(s.good, 3u);
-  EXPECT_DOUBLE_EQ(s.ttft_s.p50, 0.25);  // of {0.1, 0.2, 0.3, 0.9}
-  EXPECT_DOUBLE_EQ(s.ttft_s.max, 0.9);
-  EXPECT_DOUBLE_EQ(s.tpot_s.max, 0.03);
+  EXPECT_NEAR(s.ttft_s.p50, 0.25, rounding);  // of {0.1, 0.2, 0.3, 0.9}
+  EXPECT_NEAR(s.ttft_s.max, 0.9, rounding);
+  EXPECT_NEAR(s.tpot_s.max, 0.03, rounding);
 }
 
 TEST(LatencySeries, EmptyHasNoWindowsAndNaNStatistics) {

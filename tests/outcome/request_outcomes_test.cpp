@@ -34,10 +34,10 @@ TEST(RequestOutcomes, OneRequest) {
   EXPECT_EQ(r.request_id, 42u);
   EXPECT_EQ(r.outcome, request_outcome::finished);
   EXPECT_EQ(r.output_tokens, 3u);
-  EXPECT_EQ(r.ttft_s, 1.0);
-  EXPECT_DOUBLE_EQ(r.tpot_s, 0.1);
-  EXPECT_EQ(r.e2e_s, 1.2);
-  EXPECT_EQ(r.queue_s, 0.5);
+  EXPECT_EQ(r.ttft_s(), 1.0);
+  EXPECT_DOUBLE_EQ(r.tpot_s(), 0.1);
+  EXPECT_EQ(r.e2e_s(), 1.2);
+  EXPECT_EQ(r.queue_s(), 0.5);
   EXPECT_EQ(r.first_scheduled_s, 0.5);
   EXPECT_EQ(r.first_token_s, 1.0);
   EXPECT_EQ(r.finish_s, 1.2);
@@ -88,16 +88,16 @@ TEST(RequestOutcomes, TwoRequestsWithAPrefixHit) {
   const request_record& rb = rec.rows[1];
   EXPECT_EQ(ra.request_id, 0u);
   EXPECT_EQ(ra.cached_prompt_tokens, 0u);
-  EXPECT_EQ(ra.ttft_s, 1.0);
-  EXPECT_EQ(ra.tpot_s, 1.0);
-  EXPECT_EQ(ra.e2e_s, 2.0);
-  EXPECT_EQ(ra.queue_s, 0.0);
+  EXPECT_EQ(ra.ttft_s(), 1.0);
+  EXPECT_EQ(ra.tpot_s(), 1.0);
+  EXPECT_EQ(ra.e2e_s(), 2.0);
+  EXPECT_EQ(ra.queue_s(), 0.0);
   EXPECT_EQ(rb.request_id, 1u);
   EXPECT_EQ(rb.cached_prompt_tokens, 64u);
-  EXPECT_EQ(rb.ttft_s, 1.5);
-  EXPECT_EQ(rb.tpot_s, 0.75);  // (3.5 - 2) / 2
-  EXPECT_EQ(rb.e2e_s, 3.0);
-  EXPECT_EQ(rb.queue_s, 0.5);
+  EXPECT_EQ(rb.ttft_s(), 1.5);
+  EXPECT_EQ(rb.tpot_s(), 0.75);  // (3.5 - 2) / 2
+  EXPECT_EQ(rb.e2e_s(), 3.0);
+  EXPECT_EQ(rb.queue_s(), 0.5);
 
   const outcome_summary s = o.summary(4.0, {});
   EXPECT_EQ(s.finished, 2u);
@@ -160,10 +160,10 @@ TEST(RequestOutcomes, PreemptedRequestKeepsArrivalAndFirstToken) {
   EXPECT_EQ(r.preemptions, 2u);
   EXPECT_EQ(r.recomputed_tokens, 205u);
   EXPECT_EQ(r.cached_prompt_tokens, 32u);
-  EXPECT_EQ(r.ttft_s, 0.5);
-  EXPECT_DOUBLE_EQ(r.tpot_s, 2.5 / 3);
-  EXPECT_EQ(r.e2e_s, 3.0);
-  EXPECT_EQ(r.queue_s, 0.25);
+  EXPECT_EQ(r.ttft_s(), 0.5);
+  EXPECT_DOUBLE_EQ(r.tpot_s(), 2.5 / 3);
+  EXPECT_EQ(r.e2e_s(), 3.0);
+  EXPECT_EQ(r.queue_s(), 0.25);
 
   // ITL {0.25, 1.25, 1}: each gap across a preemption is one sample.
   const quantile_sketch& itl = o.itl_sketch();
@@ -194,9 +194,9 @@ TEST(RequestOutcomes, RejectedKeepsItsReasonAndIsNotFinished) {
   EXPECT_EQ(r.reason, "prompt of 9000 tokens needs 563 blocks, the pool has 512");
   EXPECT_EQ(r.finish_s, 1.5);
   EXPECT_TRUE(std::isnan(r.first_scheduled_s));
-  EXPECT_TRUE(std::isnan(r.ttft_s));
-  EXPECT_TRUE(std::isnan(r.e2e_s));
-  EXPECT_TRUE(std::isnan(r.queue_s));
+  EXPECT_TRUE(std::isnan(r.ttft_s()));
+  EXPECT_TRUE(std::isnan(r.e2e_s()));
+  EXPECT_TRUE(std::isnan(r.queue_s()));
   EXPECT_EQ(rec.rows[1].reason, "");  // the reused record forgets the reason
 
   const outcome_summary s = o.summary(2.0, {});
@@ -234,8 +234,8 @@ TEST(RequestOutcomes, OneTokenOutputsHaveNoTpotAndNoItl) {
   o.emitted(h, 0.25);
   o.finished(h, 0.25);
   ASSERT_EQ(rec.rows.size(), 1u);
-  EXPECT_EQ(rec.rows[0].ttft_s, 0.25);
-  EXPECT_TRUE(std::isnan(rec.rows[0].tpot_s));
+  EXPECT_EQ(rec.rows[0].ttft_s(), 0.25);
+  EXPECT_TRUE(std::isnan(rec.rows[0].tpot_s()));
   const outcome_summary s = o.summary(1.0, {});
   EXPECT_TRUE(std::isnan(s.latency.tpot_s.mean));
   EXPECT_TRUE(std::isnan(s.latency.itl_s.p50));
@@ -265,7 +265,7 @@ TEST(RequestOutcomes, HandlesAreReusedWithFreshState) {
   EXPECT_EQ(r.recomputed_tokens, 0u);
   EXPECT_TRUE(std::isnan(r.first_scheduled_s));
   EXPECT_EQ(r.first_token_s, 4.0);
-  EXPECT_EQ(r.ttft_s, 1.0);
+  EXPECT_EQ(r.ttft_s(), 1.0);
   EXPECT_EQ(o.summary(4.0, {}).arrived, 2u);
 }
 

@@ -50,11 +50,7 @@ TEST(RequestsCsv, UndefinedCellsAreEmpty) {
   r.first_token_s = 2;
   r.finish_s = 2;
   r.prompt_tokens = 5;
-  r.output_tokens = 1;
-  r.ttft_s = 1;
-  r.tpot_s = std::nan("");  // one token
-  r.e2e_s = 1;
-  r.queue_s = 0;
+  r.output_tokens = 1;  // one token: no TPOT
   std::string out = "x\n";
   append_requests_csv_row(out, r);
   EXPECT_EQ(out, "x\n3,1,1,2,2,5,1,0,0,0,finished,,1,,1,0\n");
@@ -64,25 +60,43 @@ TEST(RequestsCsv, NumbersAreShortestExactText) {
   request_record r;
   r.arrival_s = 0.1;
   r.first_scheduled_s = 1.0 / 3;
-  r.first_token_s = 1e-7;
-  r.finish_s = 123456.789;
-  r.ttft_s = 0.30000000000000004;  // 0.1 + 0.2 stays distinguishable from 0.3
-  r.tpot_s = 0.3;
-  r.e2e_s = 4294967296;
-  r.queue_s = 0;
+  r.first_token_s = 0.30000000000000004;  // 0.1 + 0.2 stays distinguishable from 0.3
+  r.finish_s = 4294967296.3;
+  r.output_tokens = 4;
   r.recomputed_tokens = 18446744073709551615u;
   std::string out;
   append_requests_csv_row(out, r);
   EXPECT_EQ(out,
-            "0,0.1,0.3333333333333333,1e-07,123456.789,0,0,0,0,18446744073709551615,finished,,"
-            "0.30000000000000004,0.3,4294967296,0\n");
+            "0,0.1,0.3333333333333333,0.30000000000000004,4294967296.3,0,4,0,0,18446744073709551615,"
+            "finished,,0.20000000000000004,1431655765.3333333,4294967296.2,0.2333333333333333\n");
+}
+
+// A record's latencies are its times': they cannot disagree.
+TEST(RequestsCsv, LatenciesComeFromTheTimes) {
+  request_record r;
+  r.arrival_s = 1;
+  r.first_scheduled_s = 1.5;
+  r.first_token_s = 2;
+  r.finish_s = 5;
+  r.output_tokens = 4;
+  EXPECT_EQ(r.ttft_s(), 1.0);
+  EXPECT_EQ(r.tpot_s(), 1.0);
+  EXPECT_EQ(r.e2e_s(), 4.0);
+  EXPECT_EQ(r.queue_s(), 0.5);
+  r.output_tokens = 1;
+  EXPECT_TRUE(std::isnan(r.tpot_s()));
+  r.outcome = request_outcome::rejected;  // no latency, but it may have waited
+  EXPECT_TRUE(std::isnan(r.ttft_s()));
+  EXPECT_TRUE(std::isnan(r.e2e_s()));
+  EXPECT_EQ(r.queue_s(), 0.5);
+  r.first_scheduled_s = std::nan("");
+  EXPECT_TRUE(std::isnan(r.queue_s()));
 }
 
 TEST(RequestsCsv, ReasonsAreQuotedOnlyWhenTheyMustBe) {
   request_record r;
   r.outcome = request_outcome::rejected;
-  const double nan = std::nan("");
-  r.first_scheduled_s = r.first_token_s = r.ttft_s = r.tpot_s = r.e2e_s = r.queue_s = nan;
+  r.first_scheduled_s = r.first_token_s = std::nan("");
   const auto reason_cell = [&r](std::string reason) {
     r.reason = std::move(reason);
     std::string out;
@@ -120,11 +134,11 @@ TEST(RequestsCsv, ReadsBackWhatItWrote) {
   ASSERT_EQ(rows->size(), 2u);
   // Every number is checked by writing the rows again, below.
   EXPECT_EQ((*rows)[0].outcome, request_outcome::finished);
-  EXPECT_EQ((*rows)[0].tpot_s, 0.25);
+  EXPECT_EQ((*rows)[0].tpot_s(), 0.25);
   const request_record& r = (*rows)[1];
   EXPECT_EQ(r.outcome, request_outcome::rejected);
   EXPECT_EQ(r.reason, "needs \"563\" blocks, the pool has 512");
-  EXPECT_TRUE(std::isnan(r.ttft_s));
+  EXPECT_TRUE(std::isnan(r.ttft_s()));
   EXPECT_TRUE(std::isnan(r.first_token_s));
   // Written again, the rows are the same bytes.
   std::string again;
@@ -141,6 +155,13 @@ TEST(RequestsCsv, ReadErrorsNameTheLineAndColumn) {
   EXPECT_EQ(error(header + "\n7,0.5,0.75,1,1.5,12,3,0,0,0,finished,,abc,0.25,1,0.25\n"),
             "run.csv:2: column ttft_s: 'abc' is not a number");
   EXPECT_EQ(error(header + "\n7,0.5\n"), "run.csv:2: expected 16 cells, found 2");
+  // A latency the row's times contradict, one where they give none, and one left out.
+  EXPECT_EQ(error(header + "\n7,0.5,0.75,1,1.5,12,3,0,0,0,finished,,0.5,0.3,1,0.25\n"),
+            "run.csv:2: column tpot_s: '0.3' is not what the row's times and outcome give ('0.25')");
+  EXPECT_EQ(error(header + "\n9,2,,,2.5,9000,0,0,0,0,rejected,too long,,,0.5,\n"),
+            "run.csv:2: column e2e_s: '0.5' is not what the row's times and outcome give ('')");
+  EXPECT_EQ(error(header + "\n7,0.5,0.75,1,1.5,12,3,0,0,0,finished,,0.5,0.25,1,\n"),
+            "run.csv:2: column queue_s: '' is not what the row's times and outcome give ('0.25')");
   EXPECT_EQ(error(header + "\n\n7,0.5,0.75,1,1.5,12,3,0,0,0,done,,1,0.25,1,0.25\n"),
             "run.csv:3: column outcome: 'done' is neither finished nor rejected");
   EXPECT_EQ(error("request_id,arrival_s\n"),

@@ -91,8 +91,8 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   legend_ = new ColorLegend;
   left->addWidget(legend_);
   left->addWidget(plot_, 1);
-  row->addLayout(left, 3);
-
+  // The plot carries the history; the donut only the moment, and reads as well when narrower.
+  row->addLayout(left, 5);
   row->addWidget(buildDonut(), 2);
 
   // Live updates replot at most ~15 times a second: the stacked areas move slowly, and their

@@ -20,7 +20,8 @@ double latency_window_for(double duration_s, std::size_t max_windows) noexcept {
 
 void latency_series_builder::add(const request_record& r) {
   if (r.outcome != request_outcome::finished) return;
-  samples_.push_back({r.finish_s, r.ttft_s(), r.tpot_s(), meets_slo(slo_, r.ttft_s(), r.tpot_s(), r.e2e_s())});
+  const double ttft = r.ttft_s(), tpot = r.tpot_s();
+  samples_.push_back({r.finish_s, ttft, tpot, meets_slo(slo_, ttft, tpot, r.e2e_s())});
   last_finish_s_ = std::max(last_finish_s_, r.finish_s);
 }
 

@@ -131,7 +131,7 @@ void StatsPanel::showRejections(const engine_snapshot& s) {
   for (const rejected_request& r : s.recent_rejections) {
     list += tr("\nrequest %1: %2").arg(r.request_id).arg(QString::fromStdString(r.reason));
   }
-  list += tr("\n(kvscope-cli simulate lists them all on stderr; --requests writes each outcome)");
+  list += tr("\n(kvscope-cli simulate --requests FILE writes every request with its outcome or reason)");
   value->setToolTip(list);
   rejection_->setToolTip(list);
 }

@@ -3,11 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <tbb/global_control.h>
 
+#include <array>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -22,6 +24,7 @@
 #include "run/run_summary.hpp"
 #include "output_checks.hpp"
 #include "run_base.hpp"
+#include "sched/scheduler.hpp"
 #include "util/atomic_write.hpp"
 
 namespace kvscope::cli {
@@ -75,6 +78,34 @@ void print_progress(const run_progress& p) {
                static_cast<unsigned long long>(p.steps), p.sim_time_s,
                static_cast<unsigned long long>(p.requests_done),
                static_cast<unsigned long long>(p.requests_seen), eta);
+}
+
+// On stderr, each rejected request while they are few; beyond that a count per cause with the
+// first request of each, so that a trace full of over-long prompts (Mooncake's on a 40k-context
+// model: hundreds) does not bury the summary. The --requests file has every one with its reason.
+void report_rejections(const std::vector<rejected_request>& rejected, const std::string& requests_path) {
+  constexpr std::size_t listed_one_by_one = 10;
+  if (rejected.size() <= listed_one_by_one) {
+    for (const auto& r : rejected) {
+      std::cerr << "kvscope-cli: request " << r.request_id << " rejected: " << r.reason << '\n';
+    }
+    return;
+  }
+  std::array<std::size_t, rejection_cause_count> count{};
+  std::array<const rejected_request*, rejection_cause_count> first{};
+  for (const auto& r : rejected) {
+    const auto i = static_cast<std::size_t>(r.cause);
+    if (count[i]++ == 0) first[i] = &r;
+  }
+  std::cerr << "kvscope-cli: " << rejected.size() << " requests rejected; "
+            << (requests_path.empty() ? std::string("--requests FILE lists each with its reason")
+                                      : "each is in " + requests_path + " with its reason")
+            << '\n';
+  for (std::size_t i = 0; i < count.size(); ++i) {
+    if (count[i] == 0) continue;
+    std::cerr << "kvscope-cli:   " << count[i] << ' ' << describe(static_cast<rejection_cause>(i))
+              << ", the first request " << first[i]->request_id << ": " << first[i]->reason << '\n';
+  }
 }
 
 // Runs `run` to the end with metrics, progress and the summary; returns the exit code.
@@ -141,9 +172,7 @@ int run_and_report(const run_description& run, const output_options& out) {
     }
     if (!out.quiet) std::cout << summary_text(result.summary);
   }
-  for (const auto& r : result.final_engine->rejected()) {
-    std::cerr << "kvscope-cli: request " << r.request_id << " rejected: " << r.reason << '\n';
-  }
+  report_rejections(result.final_engine->rejected(), out.requests_path);
   return stdout_exit_status();
 }
 

@@ -145,7 +145,7 @@ void engine::send(const request& arrived) {
                       std::to_string(arrived.output_tokens) + " tokens exceed max_model_len " +
                       std::to_string(setup_.max_model_len);
     outcomes_.rejected(h, clock_s_, why);
-    sched_->reject(arrived, std::move(why), h);
+    sched_->reject(arrived, rejection_cause::longer_than_context, std::move(why), h);
     return;
   }
   sched_->enqueue(arrived, h);

@@ -18,8 +18,19 @@ void scheduler::enqueue(const request& r, std::uint32_t tag) {
   waiting_.push_back(std::move(s));
 }
 
-void scheduler::reject(const request& r, std::string reason, std::uint32_t tag) {
-  rejected_.push_back({r.id, std::move(reason), tag});
+std::string_view describe(rejection_cause c) noexcept {
+  switch (c) {
+    case rejection_cause::longer_than_context: return "longer than the model's context";
+    case rejection_cause::larger_than_pool: return "larger than the whole KV pool";
+    case rejection_cause::prompt_over_watermark: return "prompt and watermark larger than the pool";
+    case rejection_cause::stalled_alone: return "could not grow even running alone";
+    case rejection_cause::prompt_fits_no_pool: return "prompt did not fit even running alone";
+  }
+  return "refused";
+}
+
+void scheduler::reject(const request& r, rejection_cause cause, std::string reason, std::uint32_t tag) {
+  rejected_.push_back({r.id, std::move(reason), tag, cause});
 }
 
 void scheduler::preempt_last() {
@@ -64,26 +75,28 @@ bool scheduler::grow(std::size_t index, std::uint32_t& tokens) {
   }
 }
 
-void scheduler::reject_head(std::string reason) {
+void scheduler::reject_head(refusal why) {
   const sequence_state& s = waiting_.front();
-  rejected_.push_back({s.req.id, std::move(reason), s.tag});
+  rejected_.push_back({s.req.id, std::move(why.reason), s.tag, why.cause});
   waiting_.pop_front();
 }
 
-std::string scheduler::never_fits(const sequence_state& s, std::uint32_t reserve) const {
+scheduler::refusal scheduler::never_fits(const sequence_state& s, std::uint32_t reserve) const {
   const std::uint32_t target = s.prefill_target;
   // The most KV this request will ever hold: prompt plus every output but the last.
   const std::uint32_t peak = s.req.prompt_tokens + std::max<std::uint32_t>(s.req.output_tokens, 1) - 1;
   if (!kv_.could_ever_fit(peak, 0)) {
-    return "needs " + std::to_string(peak) + " tokens of KV cache, more than the whole pool holds";
+    return {rejection_cause::larger_than_pool,
+            "needs " + std::to_string(peak) + " tokens of KV cache, more than the whole pool holds"};
   }
   // Admission wants the prompt plus the watermark free at once; in an empty pool too.
   if (!kv_.could_ever_fit(target, reserve)) {
-    return "its " + std::to_string(target) +
-           "-token prompt plus the free-frame watermark exceeds the whole pool";
+    return {rejection_cause::prompt_over_watermark,
+            "its " + std::to_string(target) + "-token prompt plus the free-frame watermark exceeds the whole pool"};
   }
   if (s.alone_stalls >= 2) {
-    return "it could not grow to " + std::to_string(peak) + " tokens even with nothing else running";
+    return {rejection_cause::stalled_alone, "it could not grow to " + std::to_string(peak) +
+                                                " tokens even with nothing else running"};
   }
   return {};
 }
@@ -93,7 +106,7 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
       static_cast<std::uint32_t>(std::ceil(config_.watermark * kv_.total_frames()));
   while (!waiting_.empty() && running_.size() < config_.max_num_seqs && budget > 0) {
     sequence_state& s = waiting_.front();
-    if (std::string why = never_fits(s, reserve); !why.empty()) {
+    if (refusal why = never_fits(s, reserve); !why.reason.empty()) {
       reject_head(std::move(why));
       continue;
     }
@@ -119,9 +132,10 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
         if (!fits) kv_.end_sequence(s.id);
       }
       if (!fits) {
-        reject_head("its " + std::to_string(target) +
-                    "-token prompt plus the free-frame watermark does not fit the pool even with "
-                    "nothing else running");
+        reject_head({rejection_cause::prompt_fits_no_pool,
+                     "its " + std::to_string(target) +
+                         "-token prompt plus the free-frame watermark does not fit the pool even with "
+                         "nothing else running"});
         continue;
       }
     }

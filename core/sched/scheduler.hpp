@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "load/request.hpp"
@@ -20,10 +21,25 @@ struct scheduler_config {
   double watermark = 0.01;  // fraction of frames kept free when admitting
 };
 
+// Why a request was refused, as a kind, so that thousands of refusals can be told as a few
+// counts; rejected_request::reason has the request's own numbers.
+enum class rejection_cause : std::uint8_t {
+  longer_than_context,     // prompt + output exceed the model's max_model_len (as vLLM refuses)
+  larger_than_pool,        // its peak KV exceeds the whole pool
+  prompt_over_watermark,   // its prompt plus the free-frame watermark exceed the whole pool
+  stalled_alone,           // it could not grow even with nothing else running
+  prompt_fits_no_pool,     // its prompt plus the watermark did not fit with nothing else running
+};
+inline constexpr int rejection_cause_count = 5;
+
+// A few words for a cause, to follow a count of requests: "longer than the model's context".
+std::string_view describe(rejection_cause c) noexcept;
+
 struct rejected_request {
   std::uint64_t request_id = 0;
   std::string reason;
   std::uint32_t tag = 0;  // the caller's tag of the request (enqueue)
+  rejection_cause cause = rejection_cause::larger_than_pool;
 };
 
 // One sequence the scheduler tracks, from admission to completion.
@@ -84,8 +100,8 @@ class scheduler {
 
   // Queues an arrived request (FCFS by call order); `tag` names it in step_events and rejections.
   void enqueue(const request& r, std::uint32_t tag = 0);
-  // Refuses a request outright (it is never queued), recording `reason`.
-  void reject(const request& r, std::string reason, std::uint32_t tag = 0);
+  // Refuses a request outright (it is never queued), recording its cause and `reason`.
+  void reject(const request& r, rejection_cause cause, std::string reason, std::uint32_t tag = 0);
 
   // Plans one step: grows or preempts running sequences, admits waiting ones, and advances every
   // scheduled sequence's token counts (computed_tokens - scheduled_tokens is where its new
@@ -111,10 +127,14 @@ class scheduler {
   bool grow(std::size_t index, std::uint32_t& tokens);
   void preempt_last();
   void admit(std::uint32_t& budget, step_plan& plan);
-  // Why the waiting request `s` can never be admitted, or empty when it may be.
-  std::string never_fits(const sequence_state& s, std::uint32_t reserve) const;
-  // Refuses the head of the waiting queue for `reason`.
-  void reject_head(std::string reason);
+  // Why the waiting request `s` can never be admitted; an empty reason when it may be.
+  struct refusal {
+    rejection_cause cause = rejection_cause::larger_than_pool;
+    std::string reason;
+  };
+  refusal never_fits(const sequence_state& s, std::uint32_t reserve) const;
+  // Refuses the head of the waiting queue.
+  void reject_head(refusal why);
   // Advances a scheduled sequence's token counts and records its events in the plan. Inline:
   // the decode half runs for every token of every sequence.
   void account(sequence_state& s, step_plan& plan) {

@@ -1,6 +1,7 @@
 // `kvscope-cli simulate` and `replay` end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -110,6 +111,25 @@ TEST(CliSimulate, ImpossibleRequestsAreReportedAsRejected) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 rejected"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("rejected: needs"), std::string::npos) << r.err;
+}
+
+// Hundreds of refusals (a long-context trace on a short-context model) are told as a count per
+// cause with its first request, not one line each; the --requests file keeps every one.
+TEST(CliSimulate, ManyRejectionsAreCountedByCause) {
+  temp_dir dir;
+  const auto requests = dir.file("requests.csv");
+  const auto r = run_process({cli_path(), "simulate", "--load",
+                              "gen:rate=1,prompt=fixed:100000,output=fixed:5,count=30,seed=1",
+                              "--model", "tiny", "--budget", "1MiB", "--preset", "fp16_only",
+                              "--requests", requests});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("30 rejected"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("30 requests rejected; each is in " + requests), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("30 larger than the whole KV pool, the first request 0: needs"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  const std::string csv = read_text(requests);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 31) << csv;  // header and every request
 }
 
 // A Hugging Face config.json with a field of the wrong type is refused before any run, naming it.

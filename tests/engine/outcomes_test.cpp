@@ -124,6 +124,8 @@ TEST(Outcomes, RejectionsKeepTheirReason) {
   EXPECT_EQ(c.records[1].outcome, request_outcome::finished);
   EXPECT_EQ(c.result.summary.requests_rejected, 1u);
   EXPECT_EQ(c.result.summary.service.rejected, 1u);
+  ASSERT_EQ(c.result.final_engine->rejected().size(), 1u);
+  EXPECT_EQ(c.result.final_engine->rejected()[0].cause, rejection_cause::longer_than_context);
 }
 
 // Goodput: all finished requests without an SLO, none with an impossible one, in between

@@ -94,6 +94,7 @@ TEST(Scheduler, PromptThatNeverFitsBesideTheWatermarkIsRejectedNotLeftWaiting) {
   EXPECT_LT(drain(s), 10);
   ASSERT_EQ(s.rejected().size(), 1u);
   EXPECT_NE(s.rejected()[0].reason.find("watermark"), std::string::npos);
+  EXPECT_EQ(s.rejected()[0].cause, rejection_cause::prompt_over_watermark);
 }
 
 TEST(Scheduler, ImpossibleRequestIsRejectedWithAReason) {
@@ -105,6 +106,7 @@ TEST(Scheduler, ImpossibleRequestIsRejectedWithAReason) {
   ASSERT_EQ(s.rejected().size(), 1u);
   EXPECT_EQ(s.rejected()[0].request_id, 7u);
   EXPECT_NE(s.rejected()[0].reason.find("more than the whole pool"), std::string::npos);
+  EXPECT_EQ(s.rejected()[0].cause, rejection_cause::larger_than_pool);
   EXPECT_EQ(s.finished_total(), 1u);
 }
 
@@ -212,6 +214,7 @@ TEST(Scheduler, AloneHeadThatFitsInNoWayIsRejectedInsteadOfWaitingForEver) {
   EXPECT_LT(drain(s, 1000), 1000);
   ASSERT_EQ(s.rejected().size(), 2u);
   EXPECT_NE(s.rejected()[0].reason.find("even with nothing else running"), std::string::npos);
+  EXPECT_EQ(s.rejected()[0].cause, rejection_cause::prompt_fits_no_pool);
   EXPECT_EQ(kv.lookups_, 2);  // each tried once, not once a step
 }
 

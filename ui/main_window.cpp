@@ -172,7 +172,7 @@ void MainWindow::showRunDescription() {
       "(halves) or <b>four</b> 4-bit blocks (quarters). The pale top of a block is room for tokens "
       "not yet written. Hover for details; <b>click a block</b> to follow its sequence.").arg(run_.options.block_size));
   const QString model = QString::fromStdString(run_.options.model);
-  const QString budget = QString::fromStdString(format_byte_size(run_.options.budget_bytes));
+  const QString budget = QString::fromStdString(budgetLabel(run_.options));
   feedLabel_->setText(tr("%1 · %2 · %3 · %4")
                           .arg(describe(run_), model, budget,
                                run_.options.payload == payload_mode::data ? tr("data") : tr("accounting")));

@@ -35,7 +35,7 @@ namespace {
 QString setupText(const run_description& run, const run_description& other) {
   QString text = compactConfig(run.options.policy);
   const engine_options &o = run.options, &p = other.options;
-  if (o.budget_bytes != p.budget_bytes) text += QStringLiteral(" · ") + QString::fromStdString(format_byte_size(o.budget_bytes));
+  if (o.budget_bytes != p.budget_bytes) text += QStringLiteral(" · ") + QString::fromStdString(budgetLabel(o));
   if (o.model != p.model) text += QStringLiteral(" · ") + QString::fromStdString(o.model);
   if (o.gpu != p.gpu) text += QStringLiteral(" · ") + (o.gpu.empty() ? QObject::tr("no GPU") : QString::fromStdString(o.gpu));
   if (o.block_size != p.block_size) text += QObject::tr(" · block %1").arg(o.block_size);

@@ -89,7 +89,7 @@ bool MainWindow::exportPolicyConfig(const QString& path, QString* error) {
   policy_provenance prov;
   prov.load = run_.load_spec;
   prov.model = run_.options.model;
-  prov.budget_bytes = run_.options.budget_bytes;
+  prov.budget_bytes = resolvedBudget(run_.options);  // what the figures below had, `auto` or not
   // What a run achieved, as kvscope-cli's summary reports it: a whole run of exactly this
   // config when there is one (the current or the what-if), else the live run so far, with the
   // share of its steps this config governed (config_share_of_run < 1: other thresholds made

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "engine/engine_setup.hpp"
 #include "run/option_table.hpp"
 #include "run/run_service.hpp"
 #include "io/summary_format.hpp"
@@ -71,6 +72,18 @@ std::string budgetText(std::uint64_t bytes) {
   std::string text = format_byte_size(bytes);  // "16 MiB"
   std::erase(text, ' ');
   return parse_byte_size(text) == bytes ? text : std::to_string(bytes);
+}
+
+std::uint64_t resolvedBudget(const engine_options& options) {
+  if (options.budget_bytes != 0) return options.budget_bytes;
+  const auto setup = resolve_setup(options);
+  return setup ? setup->budget_bytes : 0;
+}
+
+std::string budgetLabel(const engine_options& options) {
+  if (options.budget_bytes != 0) return format_byte_size(options.budget_bytes);
+  const std::uint64_t bytes = resolvedBudget(options);
+  return bytes == 0 ? std::string("auto") : "auto: " + format_byte_size(bytes);
 }
 
 std::string cliEquivalent(const run_description& s) {

@@ -47,6 +47,13 @@ run_description sessionAt(run_description started, const engine_snapshot& snapsh
 // A budget as the CLI takes it: "16MiB" when that is exact, else the byte count.
 std::string budgetText(std::uint64_t bytes);
 
+// The KV budget a run gets: its option, or what `auto` (stored as 0) chooses on its GPU; 0 when
+// `auto` cannot be resolved (no GPU).
+std::uint64_t resolvedBudget(const engine_options& options);
+
+// A budget for people: "16 GiB", or "auto: 54.69 GiB" when the option is auto.
+std::string budgetLabel(const engine_options& options);
+
 // The kvscope-cli command that runs the same thing headless.
 std::string cliEquivalent(const run_description& s);
 

@@ -13,6 +13,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "engine/engine_setup.hpp"
 #include "interrupt.hpp"
 #include "io/policy_file.hpp"
 #include "output_checks.hpp"
@@ -180,7 +181,10 @@ int run_tune(const tune_options& o) {
     p.load_checksum = facts.checksum;
     p.model = base->options.model;
     p.gpu = base->options.gpu;
-    p.budget_bytes = base->options.budget_bytes;
+    // `auto` is stored as 0; the provenance names the bytes the runs had, and that they were auto.
+    p.budget_auto = base->options.budget_bytes == 0;
+    const auto setup = resolve_setup(base->options);  // resolved before the runs: it cannot fail here
+    p.budget_bytes = setup ? setup->budget_bytes : base->options.budget_bytes;
     p.slo = base->options.slo;
     p.method = o.search;
     p.engine_runs = engine_runs.load();

@@ -47,6 +47,7 @@ std::string provenance_json(const tune_problem& problem, const tune_result& resu
   j["model"] = p.model;
   j["gpu"] = p.gpu;
   j["budget_bytes"] = p.budget_bytes;
+  if (p.budget_auto) j["budget_auto"] = true;
   j["slo"] = p.slo;
   j["fixed_options"] = p.fixed_options;
   j["objective"] = to_string(problem.goal);

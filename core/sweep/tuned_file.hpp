@@ -18,7 +18,8 @@ struct tune_provenance {
   std::string load;           // spec or path
   std::string load_checksum;  // "sha256:..."
   std::string model, gpu;
-  std::uint64_t budget_bytes = 0;
+  std::uint64_t budget_bytes = 0;  // the KV budget of the runs: what `auto` chose, when it did
+  bool budget_auto = false;        // the budget was --budget auto (sized as vLLM does on the GPU)
   std::string slo;
   std::string method;  // "grid" or "descent"
   std::size_t engine_runs = 0;  // runs of the engine (a capacity search makes several per config)

@@ -273,6 +273,18 @@ TEST(CliTune, WritesAValidConfigThatBeatsEveryFeasibleGridPoint) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("none.json")));
 }
 
+// With --budget auto the provenance names the bytes the runs had (what auto chose on the GPU), not 0.
+TEST(CliTune, ProvenanceOfAnAutoBudgetNamesWhatItChose) {
+  temp_dir dir;
+  const auto r = run_process({cli_path(), "tune", "--load", "gen:rate=2,prompt=fixed:500,output=fixed:20,count=20,seed=3",
+                              "--model", "llama3-8b", "--gpu", "h100", "--budget", "auto", "--space",
+                              "q8_threshold=0.7,0.8", "--objective", "max:goodput_rps", "--out", dir.file("tuned.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto provenance = nlohmann::json::parse(read_text(dir.file("tuned.json.provenance.json")));
+  EXPECT_GT(provenance["budget_bytes"].get<std::uint64_t>(), 40ull << 30) << provenance.dump();
+  EXPECT_TRUE(provenance["budget_auto"].get<bool>());
+}
+
 // The constant-rate load of tests/sweep/capacity_test.cpp: capacity 1/S = 9.549 requests/s.
 TEST(CliTune, CapacityObjectiveFindsAKnownCapacityWithinTwoPercent) {
   temp_dir dir;

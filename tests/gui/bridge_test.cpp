@@ -14,6 +14,7 @@
 #include "run_loader.hpp"
 #include "run_setup.hpp"
 #include "temp_dir.hpp"
+#include "util/byte_size.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -132,6 +133,20 @@ TEST(RunSetup, CliEquivalentAndHeadlessReport) {
   const std::string text = headlessReport(test::smallSession());
   EXPECT_NE(text.find("level changes:"), std::string::npos) << text;
   EXPECT_NE(text.find("requests        120 total"), std::string::npos) << text;
+}
+
+// `auto` is stored as 0 bytes; a person is shown what it chose, never "0 B".
+TEST(RunSetup, AnAutoBudgetIsShownAsWhatItChose) {
+  EXPECT_EQ(budgetLabel(demoSession().options), "16 MiB");
+  engine_options o;
+  o.model = "llama3-8b";
+  o.budget_bytes = 0;
+  o.gpu = "h100";
+  EXPECT_GT(resolvedBudget(o), 40ull << 30);
+  EXPECT_EQ(budgetLabel(o), "auto: " + format_byte_size(resolvedBudget(o)));
+  o.gpu.clear();  // nothing to size it on
+  EXPECT_EQ(resolvedBudget(o), 0u);
+  EXPECT_EQ(budgetLabel(o), "auto");
 }
 
 TEST(RunLoader, BuildsARunnerOffTheGuiThreadAndDropsStaleJobs) {

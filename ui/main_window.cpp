@@ -271,12 +271,12 @@ void MainWindow::showNumbers(const SnapshotPtr& s) {
                              .arg(QString::fromStdString(s->error).toHtmlEscaped()));
   }
   if (s->rejected_total > rejectionsAnnounced_ && !s->recent_rejections.empty()) {
-    // Said once per new rejection, in the status bar where the eye already is; the
-    // statistics panel keeps the count and the reasons.
+    // Said once per new rejection, in the status bar where the eye already is; short, as the
+    // run's description beside it leaves a third of a laptop screen for it. The statistics
+    // panel shows the reasons.
     rejectionsAnnounced_ = s->rejected_total;
     const rejected_request& r = s->recent_rejections.back();
-    statusBar()->showMessage(tr("Request %1 was rejected: %2 (%3 so far; see Statistics)")
-                                 .arg(r.request_id).arg(QString::fromStdString(r.reason)).arg(s->rejected_total),
+    statusBar()->showMessage(tr("Request %1 rejected (%2 so far)").arg(r.request_id).arg(s->rejected_total),
                              10000);
   }
   if (s->finished && !announcedEnd_) {

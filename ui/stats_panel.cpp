@@ -10,6 +10,14 @@
 #include "live_label.hpp"
 
 namespace kvscope::ui {
+namespace {
+
+QString rejectedHelp() {
+  return QObject::tr("Requests refused because they could never be served: longer than the model's context, or "
+                     "larger than the KV budget even alone in the pool");
+}
+
+}  // namespace
 
 StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("statsPanel"));
@@ -23,9 +31,9 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   addRow(QStringLiteral("running"), tr("running / waiting"),
          tr("Sequences in the batch / requests queued for admission"));
   addRow(QStringLiteral("requests"), tr("requests"),
-         tr("Finished of those arrived so far; rejected ones could never fit the budget"));
+         tr("Finished of those arrived so far; rejected ones could never be served"));
   addRow(QStringLiteral("rejected"), tr("rejected"),
-         tr("Requests refused because they could never fit the KV budget, even alone in the pool"));
+         rejectedHelp());
   addRow(QStringLiteral("preemptions"), tr("preemptions"),
          tr("Sequences evicted (recompute) because a new block did not fit"));
   addRow(QStringLiteral("transitions"), tr("level changes"),
@@ -120,14 +128,22 @@ void StatsPanel::showRejections(const engine_snapshot& s) {
   value->setText(any ? QString::number(s.rejected_total) : QStringLiteral("0"));
   rejection_->setVisible(any);
   if (!any) {
-    value->setToolTip(tr("Requests refused because they could never fit the KV budget, even alone in the pool"));
+    value->setToolTip(rejectedHelp());
     return;
   }
   const rejected_request& newest = s.recent_rejections.back();
   rejection_->setText(tr("Rejected request %1: %2").arg(newest.request_id).arg(QString::fromStdString(newest.reason)));
-  QString list = s.rejected_total > s.recent_rejections.size()
-                     ? tr("The last %1 of %2 rejected requests, newest last:").arg(s.recent_rejections.size()).arg(s.rejected_total)
-                     : tr("Rejected requests, newest last:");
+  // The count per cause first: hundreds of refusals usually have one or two causes, and the
+  // cause says what to change (a longer-context model, a larger budget).
+  QString list = tr("%1 rejected:").arg(s.rejected_total);
+  for (std::size_t i = 0; i < s.rejected_by_cause.size(); ++i) {
+    if (s.rejected_by_cause[i] == 0) continue;
+    const std::string_view cause = describe(static_cast<rejection_cause>(i));
+    list += tr("\n  %1 %2").arg(s.rejected_by_cause[i]).arg(QString::fromUtf8(cause.data(), static_cast<qsizetype>(cause.size())));
+  }
+  list += s.rejected_total > s.recent_rejections.size()
+              ? tr("\nThe last %1, newest last:").arg(s.recent_rejections.size())
+              : tr("\nEach, newest last:");
   for (const rejected_request& r : s.recent_rejections) {
     list += tr("\nrequest %1: %2").arg(r.request_id).arg(QString::fromStdString(r.reason));
   }

@@ -124,6 +124,9 @@ class engine {
   const step_metrics& last_metrics() const noexcept { return last_; }
   const engine_totals& totals() const noexcept { return totals_; }
   const std::vector<rejected_request>& rejected() const noexcept { return sched_->rejected(); }
+  const std::array<std::uint64_t, rejection_cause_count>& rejected_by_cause() const noexcept {
+    return sched_->rejected_by_cause();
+  }
   // Per-request outcomes so far (latencies, goodput): outcomes().summary(...).
   const request_outcomes& outcomes() const noexcept { return outcomes_; }
   // What the options resolved to: model config, GPU, timing, the budget chosen.

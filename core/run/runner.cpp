@@ -216,6 +216,7 @@ void runner::publish(bool force) {
   snapshot->summary = std::make_shared<const run_summary>(summarize(*engine_, {}, stepping_seconds_));
   const auto& rejected = engine_->rejected();
   snapshot->rejected_total = rejected.size();
+  snapshot->rejected_by_cause = engine_->rejected_by_cause();
   snapshot->recent_rejections.assign(
       rejected.end() - static_cast<std::ptrdiff_t>(std::min(rejected.size(), recent_rejections_capacity)),
       rejected.end());

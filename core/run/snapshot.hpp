@@ -1,6 +1,7 @@
 #pragma once
 // An immutable picture of the engine that the runner publishes for readers (the GUI) without
 // ever waiting on them. Readers hold a shared_ptr<const engine_snapshot> as long as they like.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -42,6 +43,7 @@ struct engine_snapshot {
   // and the newest of them with their reasons (at most recent_rejections_capacity, oldest
   // first), so a front end can say why without copying the whole list on every publish.
   std::uint64_t rejected_total = 0;
+  std::array<std::uint64_t, rejection_cause_count> rejected_by_cause{};  // rejected_total by cause
   std::vector<rejected_request> recent_rejections;
   // Every request the engine completed (finished or rejected) since it was made, in completion
   // order, in chunks shared between snapshots (few of them: the runner merges small ones), so

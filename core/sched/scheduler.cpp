@@ -31,6 +31,7 @@ std::string_view describe(rejection_cause c) noexcept {
 
 void scheduler::reject(const request& r, rejection_cause cause, std::string reason, std::uint32_t tag) {
   rejected_.push_back({r.id, std::move(reason), tag, cause});
+  ++rejected_by_cause_[static_cast<std::size_t>(cause)];
 }
 
 void scheduler::preempt_last() {
@@ -77,6 +78,7 @@ bool scheduler::grow(std::size_t index, std::uint32_t& tokens) {
 
 void scheduler::reject_head(refusal why) {
   const sequence_state& s = waiting_.front();
+  ++rejected_by_cause_[static_cast<std::size_t>(why.cause)];
   rejected_.push_back({s.req.id, std::move(why.reason), s.tag, why.cause});
   waiting_.pop_front();
 }

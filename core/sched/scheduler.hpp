@@ -4,6 +4,7 @@
 // watermark fits, within max_num_seqs and max_num_batched_tokens. When a running sequence cannot
 // grow, the most recently admitted one is preempted (recompute: its blocks are freed and it goes
 // back to the front of the queue). A prompt that can never fit is rejected with a reason.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -120,6 +121,10 @@ class scheduler {
   std::uint64_t preemptions_total() const noexcept { return preemptions_total_; }
   std::uint64_t finished_total() const noexcept { return finished_total_; }
   const std::vector<rejected_request>& rejected() const noexcept { return rejected_; }
+  // How many of rejected() had each cause, indexed by the cause's value.
+  const std::array<std::uint64_t, rejection_cause_count>& rejected_by_cause() const noexcept {
+    return rejected_by_cause_;
+  }
   const step_events& events() const noexcept { return events_; }
   std::uint64_t prefix_hit_tokens_total() const noexcept { return prefix_hit_tokens_; }
 
@@ -164,6 +169,7 @@ class scheduler {
   // twice, and a deque of these large states breaks the walk every few elements.
   std::vector<sequence_state> running_;
   std::vector<rejected_request> rejected_;
+  std::array<std::uint64_t, rejection_cause_count> rejected_by_cause_{};
   sequence_id next_id_ = 0;
   std::uint64_t preemptions_total_ = 0;
   std::uint64_t finished_total_ = 0;

@@ -44,6 +44,18 @@ TEST(Stats, RejectedRequestsAreCountedWithTheirReasons) {
     EXPECT_TRUE(reason->toolTip().contains(QStringLiteral("request %1: ").arg(r.request_id)))
         << reason->toolTip().toStdString();
   }
+  // The count per cause adds up to the total, and each cause that occurred is in the tooltip.
+  std::uint64_t counted = 0;
+  for (std::size_t i = 0; i < end->rejected_by_cause.size(); ++i) {
+    counted += end->rejected_by_cause[i];
+    if (end->rejected_by_cause[i] == 0) continue;
+    const std::string_view cause = describe(static_cast<rejection_cause>(i));
+    const QString line = QStringLiteral("%1 %2").arg(end->rejected_by_cause[i]).arg(
+        QString::fromUtf8(cause.data(), static_cast<qsizetype>(cause.size())));
+    EXPECT_TRUE(reason->toolTip().contains(line)) << line.toStdString() << " in " << reason->toolTip().toStdString();
+  }
+  EXPECT_EQ(counted, end->rejected_total);
+  EXPECT_GT(end->rejected_by_cause[static_cast<std::size_t>(rejection_cause::larger_than_pool)], 0u);
   EXPECT_TRUE(window->statusBar()->currentMessage().contains(QStringLiteral("rejected")) ||
               window->statusBar()->currentMessage().contains(QStringLiteral("load is over")))
       << window->statusBar()->currentMessage().toStdString();

@@ -24,6 +24,7 @@
 #include "run/run_summary.hpp"
 #include "output_checks.hpp"
 #include "run_base.hpp"
+#include "engine/engine.hpp"
 #include "sched/scheduler.hpp"
 #include "util/atomic_write.hpp"
 
@@ -83,19 +84,20 @@ void print_progress(const run_progress& p) {
 // On stderr, each rejected request while they are few; beyond that a count per cause with the
 // first request of each, so that a trace full of over-long prompts (Mooncake's on a 40k-context
 // model: hundreds) does not bury the summary. The --requests file has every one with its reason.
-void report_rejections(const std::vector<rejected_request>& rejected, const std::string& requests_path) {
+void report_rejections(const engine& e, const std::string& requests_path) {
   constexpr std::size_t listed_one_by_one = 10;
+  const std::vector<rejected_request>& rejected = e.rejected();
   if (rejected.size() <= listed_one_by_one) {
     for (const auto& r : rejected) {
       std::cerr << "kvscope-cli: request " << r.request_id << " rejected: " << r.reason << '\n';
     }
     return;
   }
-  std::array<std::size_t, rejection_cause_count> count{};
+  const auto& count = e.rejected_by_cause();  // the scheduler counted them as it rejected
   std::array<const rejected_request*, rejection_cause_count> first{};
   for (const auto& r : rejected) {
     const auto i = static_cast<std::size_t>(r.cause);
-    if (count[i]++ == 0) first[i] = &r;
+    if (first[i] == nullptr) first[i] = &r;
   }
   std::cerr << "kvscope-cli: " << rejected.size() << " requests rejected; "
             << (requests_path.empty() ? std::string("--requests FILE lists each with its reason")
@@ -172,7 +174,7 @@ int run_and_report(const run_description& run, const output_options& out) {
     }
     if (!out.quiet) std::cout << summary_text(result.summary);
   }
-  report_rejections(result.final_engine->rejected(), out.requests_path);
+  report_rejections(*result.final_engine, out.requests_path);
   return stdout_exit_status();
 }
 

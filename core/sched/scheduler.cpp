@@ -78,29 +78,28 @@ bool scheduler::grow(std::size_t index, std::uint32_t& tokens) {
 
 void scheduler::reject_head(refusal why) {
   const sequence_state& s = waiting_.front();
-  ++rejected_by_cause_[static_cast<std::size_t>(why.cause)];
-  rejected_.push_back({s.req.id, std::move(why.reason), s.tag, why.cause});
+  reject(s.req, why.cause, std::move(why.reason), s.tag);
   waiting_.pop_front();
 }
 
-scheduler::refusal scheduler::never_fits(const sequence_state& s, std::uint32_t reserve) const {
+std::optional<scheduler::refusal> scheduler::never_fits(const sequence_state& s, std::uint32_t reserve) const {
   const std::uint32_t target = s.prefill_target;
   // The most KV this request will ever hold: prompt plus every output but the last.
   const std::uint32_t peak = s.req.prompt_tokens + std::max<std::uint32_t>(s.req.output_tokens, 1) - 1;
   if (!kv_.could_ever_fit(peak, 0)) {
-    return {rejection_cause::larger_than_pool,
-            "needs " + std::to_string(peak) + " tokens of KV cache, more than the whole pool holds"};
+    return refusal{rejection_cause::larger_than_pool,
+                   "needs " + std::to_string(peak) + " tokens of KV cache, more than the whole pool holds"};
   }
   // Admission wants the prompt plus the watermark free at once; in an empty pool too.
   if (!kv_.could_ever_fit(target, reserve)) {
-    return {rejection_cause::prompt_over_watermark,
-            "its " + std::to_string(target) + "-token prompt plus the free-frame watermark exceeds the whole pool"};
+    return refusal{rejection_cause::prompt_over_watermark,
+                   "its " + std::to_string(target) + "-token prompt plus the free-frame watermark exceeds the whole pool"};
   }
   if (s.alone_stalls >= 2) {
-    return {rejection_cause::stalled_alone, "it could not grow to " + std::to_string(peak) +
-                                                " tokens even with nothing else running"};
+    return refusal{rejection_cause::stalled_alone,
+                   "it could not grow to " + std::to_string(peak) + " tokens even with nothing else running"};
   }
-  return {};
+  return std::nullopt;
 }
 
 void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
@@ -108,8 +107,8 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
       static_cast<std::uint32_t>(std::ceil(config_.watermark * kv_.total_frames()));
   while (!waiting_.empty() && running_.size() < config_.max_num_seqs && budget > 0) {
     sequence_state& s = waiting_.front();
-    if (refusal why = never_fits(s, reserve); !why.reason.empty()) {
-      reject_head(std::move(why));
+    if (auto why = never_fits(s, reserve)) {
+      reject_head(std::move(*why));
       continue;
     }
     const std::uint32_t target = s.prefill_target;

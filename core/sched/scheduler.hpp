@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,12 +133,12 @@ class scheduler {
   bool grow(std::size_t index, std::uint32_t& tokens);
   void preempt_last();
   void admit(std::uint32_t& budget, step_plan& plan);
-  // Why the waiting request `s` can never be admitted; an empty reason when it may be.
   struct refusal {
-    rejection_cause cause = rejection_cause::larger_than_pool;
+    rejection_cause cause;
     std::string reason;
   };
-  refusal never_fits(const sequence_state& s, std::uint32_t reserve) const;
+  // Why the waiting request `s` can never be admitted; nothing when it may be.
+  std::optional<refusal> never_fits(const sequence_state& s, std::uint32_t reserve) const;
   // Refuses the head of the waiting queue.
   void reject_head(refusal why);
   // Advances a scheduled sequence's token counts and records its events in the plan. Inline:

@@ -94,6 +94,12 @@ TEST(CliSweep, BadAxesAreRefusedBeforeAnyRun) {
                         "q8_threshold=0.6 foo=1", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown option 'foo'"), std::string::npos) << r.err;
+  // A generator spec is read before any run: a mistyped key is bad input, not a failed run.
+  r = run_process({cli_path(), "sweep", "--load", load + ",sed=3", "--model", "tiny", "--budget", "16MiB", "--grid",
+                   "q8_threshold=0.6", "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown key 'sed'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("a run failed"), std::string::npos) << r.err;
   r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.6,1.5", "--out", out});
   EXPECT_EQ(r.exit_code, 2);

@@ -20,6 +20,7 @@
 #include "sweep/sweep_data.hpp"
 #include "sweep/sweep_table.hpp"
 #include "util/atomic_write.hpp"
+#include "util/closest_name.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -110,7 +111,7 @@ int run_pareto(const pareto_options& o) {
   for (const auto& obj : *objectives) {
     const auto c = table->column(obj.key);
     if (!c) {
-      print_error("--objectives: '" + obj.key + "' is not a column of " + o.path);
+      print_error("--objectives: '" + obj.key + "' is not a column of " + o.path + did_you_mean(obj.key, table->header));
       return exit_bad_input;
     }
     objective_columns.push_back(*c);

@@ -3,13 +3,15 @@
 
 #include <exception>
 #include <new>
-#include <string>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "interrupt.hpp"
 #include "kvscope_version.hpp"
+#include "util/closest_name.hpp"
 
 namespace {
 
@@ -24,6 +26,24 @@ std::string command_name(const CLI::App& app) {
     name += (name.empty() ? "" : " ") + a->get_name();
   }
   return name.empty() ? "kvscope-cli" : name;
+}
+
+// After CLI11's "arguments were not expected": for each unknown --option, the subcommand's option
+// it most likely meant (--budjet → --budget).
+void suggest_options(const CLI::App& app) {
+  const CLI::App* command = &app;
+  while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command->get_options()) {
+    for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+  }
+  for (const auto& extra : command->remaining()) {
+    if (!extra.starts_with("--")) continue;
+    const std::string typed = extra.substr(0, extra.find('='));
+    if (const auto name = kvscope::closest_name(typed, names)) {
+      kvscope::cli::print_error(typed + ": did you mean '" + *name + "'?");
+    }
+  }
 }
 
 }  // namespace
@@ -60,6 +80,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    app.exit(e);
+    suggest_options(app);
+    return exit_bad_input;
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return exit_bad_input;

@@ -7,6 +7,7 @@
 
 #include "io/policy_file.hpp"
 #include "run/option_table.hpp"
+#include "util/closest_name.hpp"
 
 namespace kvscope {
 namespace {
@@ -16,6 +17,19 @@ const option_spec* find_sweep_option(std::string_view name) {
   std::string dashed(name);
   std::replace(dashed.begin(), dashed.end(), '_', '-');
   return find_option(dashed);
+}
+
+// What an axis may name, for "did you mean": every option by flag and key, and the extra axes.
+std::vector<std::string> sweep_setting_names() {
+  std::vector<std::string> names{"preset", "policy", "rate_scale"};
+  for (const auto& spec : option_table()) {
+    std::string underscored(spec.flag);
+    std::replace(underscored.begin(), underscored.end(), '-', '_');
+    names.emplace_back(spec.flag);
+    if (underscored != spec.flag) names.push_back(std::move(underscored));
+    if (!spec.key.empty() && spec.key != names.back()) names.emplace_back(spec.key);
+  }
+  return names;
 }
 
 bool replaces_policy(std::string_view name) { return name == "preset" || name == "policy"; }
@@ -52,7 +66,11 @@ expected<void, std::string> apply_setting(run_description& run, const sweep_sett
   }
   if (s.name == "rate_scale") return apply_rate_scale(run, s.value);
   const auto* spec = find_sweep_option(s.name);
-  if (!spec) return unexpected{"unknown option '" + s.name + "' (an option of simulate --help by its flag or key, or preset, policy, rate_scale)"};
+  if (!spec) {
+    return unexpected{"unknown option '" + s.name +
+                      "' (an option of simulate --help by its flag or key, or preset, policy, rate_scale)" +
+                      did_you_mean(s.name, sweep_setting_names())};
+  }
   // A flag typed as --no-<name> on the command line (prefix_caching) takes true or false here.
   auto value = parse_option_text(*spec, s.value);
   if (!value) return unexpected{who + value.error()};

@@ -3,8 +3,10 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "run/metric_table.hpp"
+#include "util/closest_name.hpp"
 
 namespace kvscope {
 namespace {
@@ -39,8 +41,14 @@ expected<std::vector<objective>, std::string> parse_objectives(std::string_view 
     } else {
       auto known = metric_objective(item);
       if (!known) {
-        return unexpected{prefix + "'" + std::string(item) + "': no direction known: write max:" + std::string(item) +
-                          " or min:" + std::string(item)};
+        const std::string name(item);
+        if (!find_metric(item)) {
+          std::vector<std::string_view> metrics;
+          for (const auto& m : summary_metric_table()) metrics.push_back(m.info.key);
+          return unexpected{prefix + "'" + name + "': no such metric" + did_you_mean(item, metrics) +
+                            "; any other column needs max:" + name + " or min:" + name};
+        }
+        return unexpected{prefix + "'" + name + "': no direction known: write max:" + name + " or min:" + name};
       }
       o = std::move(*known);
     }

@@ -2,11 +2,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
+#include "run/metric_table.hpp"
 #include "run/run_service.hpp"
 #include "sweep/config_apply.hpp"
 #include "sweep/job_pool.hpp"
 #include "sweep/sweep_run.hpp"
+#include "util/closest_name.hpp"
 
 namespace kvscope {
 namespace {
@@ -24,6 +27,16 @@ tune_score score_of(const tune_problem& problem, const run_summary& summary, dou
   return score;
 }
 
+// The names an objective or a constraint may take, for "did you mean".
+std::vector<std::string_view> metric_names(bool with_capacity) {
+  std::vector<std::string_view> names;
+  for (const auto& m : summary_metric_table()) {
+    if (is_summary_number(m.info.key)) names.push_back(m.info.key);
+  }
+  if (with_capacity) names.push_back(capacity_metric);
+  return names;
+}
+
 std::string format(const char* fmt, double a, double b, std::size_t runs) {
   char buf[160];
   std::snprintf(buf, sizeof buf, fmt, a, b, runs);
@@ -39,11 +52,13 @@ expected<void, std::string> check_tune_problem(const tune_problem& problem) {
     }
   } else if (!is_summary_number(problem.goal.key)) {
     return unexpected{"--objective: '" + problem.goal.key +
-                      "' is not a numeric summary metric (see the columns of a sweep CSV), nor capacity_rps"};
+                      "' is not a numeric summary metric (see the columns of a sweep CSV), nor capacity_rps" +
+                      did_you_mean(problem.goal.key, metric_names(true))};
   }
   for (const auto& c : problem.constraints) {
     if (!is_summary_number(c.key)) {
-      return unexpected{"--constraint: '" + c.key + "' is not a numeric summary metric"};
+      return unexpected{"--constraint: '" + c.key + "' is not a numeric summary metric" +
+                        did_you_mean(c.key, metric_names(false))};
     }
   }
   return {};

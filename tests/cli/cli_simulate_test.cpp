@@ -102,6 +102,12 @@ TEST(CliSimulate, BadInputExitsTwoWithAClearMessage) {
 
   r = run_process({cli_path(), "replay", "--session", trace});
   EXPECT_EQ(r.exit_code, 2);
+
+  // A mistyped option is named with the one it most likely meant; nothing is made up for others.
+  r = run_process({cli_path(), "simulate", "--load", load, "--budjet", "1GiB", "--what=1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--budjet: did you mean '--budget'?"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--what:"), std::string::npos) << r.err;
 }
 
 TEST(CliSimulate, ImpossibleRequestsAreReportedAsRejected) {

@@ -94,6 +94,11 @@ TEST(CliSweep, BadAxesAreRefusedBeforeAnyRun) {
                         "q8_threshold=0.6 foo=1", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown option 'foo'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;  // nothing is close to foo
+  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+                   "q8_treshold=0.6", "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("(did you mean 'q8_threshold'?)"), std::string::npos) << r.err;
   // A generator spec is read before any run: a mistyped key is bad input, not a failed run.
   r = run_process({cli_path(), "sweep", "--load", load + ",sed=3", "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.6", "--out", out});
@@ -210,6 +215,16 @@ TEST(CliPareto, PrintsTheFrontAndDrawsIt) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_TRUE(table.out.starts_with("index  q4_threshold  q8_threshold  goodput_rps")) << table.out;
   EXPECT_EQ(run_process({cli_path(), "pareto", csv, "--objectives", "max:nope"}).exit_code, 2);
+  // vLLM's name of a column, in its unit, points at kvscope's.
+  auto vllm_name = run_process({cli_path(), "pareto", csv, "--objectives", "goodput_rps,min:p99_ttft_ms"});
+  EXPECT_EQ(vllm_name.exit_code, 2);
+  EXPECT_NE(vllm_name.err.find("'p99_ttft_ms' is not a column of " + csv + " (did you mean 'latency.ttft_s.p99'?)"),
+            std::string::npos)
+      << vllm_name.err;
+  vllm_name = run_process({cli_path(), "pareto", csv, "--objectives", "goodput_rps,p99_ttft_ms"});
+  EXPECT_EQ(vllm_name.exit_code, 2);
+  EXPECT_NE(vllm_name.err.find("'p99_ttft_ms': no such metric (did you mean 'latency.ttft_s.p99'?)"), std::string::npos)
+      << vllm_name.err;
   EXPECT_EQ(run_process({cli_path(), "pareto", csv, "--objectives", "steps"}).exit_code, 2);
 }
 
@@ -277,6 +292,16 @@ TEST(CliTune, WritesAValidConfigThatBeatsEveryFeasibleGridPoint) {
   r = run_process(tune);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_FALSE(std::filesystem::exists(dir.file("none.json")));
+
+  // A metric named as vLLM names it, or mistyped, is refused before any run with kvscope's name.
+  tune[tune.size() - 3] = "p99_tpot_ms<=50";
+  r = run_process(tune);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("(did you mean 'latency.tpot_s.p99'?)"), std::string::npos) << r.err;
+  tune[tune.size() - 5] = "max:goodput";
+  r = run_process(tune);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("(did you mean 'goodput_rps'?)"), std::string::npos) << r.err;
 }
 
 // With --budget auto the provenance names the bytes the runs had (what auto chose on the GPU), not 0.

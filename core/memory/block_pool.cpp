@@ -25,7 +25,7 @@ std::optional<std::string> block_pool::validate(const block_pool_config& c) {
   }
   if (c.shape.head_dim % group_size != 0) return "head_dim must be a multiple of 32";
   if (c.block_size == 0 || c.block_size > 0xFFFF) return "block_size must be in [1, 65535]";
-  const std::uint64_t frame = std::uint64_t{c.block_size} * c.shape.values_per_token() * 2;
+  const std::uint64_t frame = c.shape.frame_bytes(c.block_size);
   if (c.budget_bytes < frame) return "budget is smaller than one frame (one fp16 block)";
   if (c.budget_bytes / frame > max_frames) return "budget holds more than 2^29 frames";
   return std::nullopt;

@@ -18,7 +18,13 @@ struct model_shape {
   // Values of one layer's K (or V) for one token: kv_heads x head_dim.
   std::uint64_t head_values() const noexcept { return std::uint64_t{kv_heads} * head_dim; }
   // Values one token keeps in the cache: K and V of every layer and head.
-  std::uint64_t values_per_token() const noexcept { return 2 * layers * head_values(); }
+  // In 64 bits throughout: `2 * layers` in 32 would wrap for a hostile layer count.
+  std::uint64_t values_per_token() const noexcept { return 2 * std::uint64_t{layers} * head_values(); }
+  // Bytes of one fp16 block of `block_size` tokens: one frame of the block pool. Exact for any
+  // shape a model file may give (model_config bounds it) and a block_size below 2^16.
+  std::uint64_t frame_bytes(std::uint64_t block_size) const noexcept {
+    return block_size * values_per_token() * 2;
+  }
 
   friend bool operator==(const model_shape&, const model_shape&) = default;
 };

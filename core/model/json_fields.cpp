@@ -50,15 +50,18 @@ const nlohmann::json* find_field(const nlohmann::json& object, std::string_view 
 
 expected<std::uint64_t, std::string> read_integer(const nlohmann::json& value,
                                                   std::string_view source, std::string_view field,
-                                                  std::uint64_t min) {
+                                                  std::uint64_t min, std::uint64_t max) {
   // nlohmann stores every non-negative whole number as unsigned; negatives and 8.0 are not.
   if (value.is_number_unsigned()) {
     const auto n = value.get<std::uint64_t>();
-    if (n >= min) return n;
+    if (n >= min && n <= max) return n;
   }
-  const std::string wanted = min == 0   ? "a non-negative integer"
-                             : min == 1 ? "a positive integer"
-                                        : "an integer >= " + std::to_string(min);
+  const std::string wanted =
+      max != std::numeric_limits<std::uint64_t>::max()
+          ? "a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]"
+      : min == 0 ? "a non-negative integer"
+      : min == 1 ? "a positive integer"
+                 : "an integer >= " + std::to_string(min);
   return unexpected{field_error(source, field, "expected " + wanted + ", " + describe(value))};
 }
 

@@ -3,6 +3,7 @@
 // (internal to model/: only its .cpp files include it, nlohmann_json stays private to core).
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -26,10 +27,11 @@ expected<nlohmann::json, std::string> parse_json_object(std::string_view text,
 const nlohmann::json* find_field(const nlohmann::json& object, std::string_view field);
 
 // The readers below take a present, non-null value and name `field` in their errors.
-// A whole number >= `min` ("expected a positive integer" for min 1).
-expected<std::uint64_t, std::string> read_integer(const nlohmann::json& value,
-                                                  std::string_view source, std::string_view field,
-                                                  std::uint64_t min = 1);
+// A whole number in [min, max] ("expected a positive integer" for min 1 and no max; with a max,
+// "expected a whole number in [1, 4096], got 2147483648").
+expected<std::uint64_t, std::string> read_integer(
+    const nlohmann::json& value, std::string_view source, std::string_view field,
+    std::uint64_t min = 1, std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
 expected<bool, std::string> read_bool(const nlohmann::json& value, std::string_view source,
                                       std::string_view field);
 expected<std::string, std::string> read_string(const nlohmann::json& value, std::string_view source,

@@ -1,6 +1,7 @@
 #include "model/model_config.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "model/checked_u64.hpp"
@@ -10,6 +11,21 @@ namespace kvscope {
 namespace {
 
 using detail::checked_u64;
+
+// Upper bounds on a config's counts, each far above any published model (Llama 3.1 405B: 126
+// layers, 128 heads, hidden 16,384, intermediate 53,248; Gemma: a 256,000-token vocabulary;
+// DeepSeek-V3: 256 experts; Llama 4 Scout: a 10M-token context) and low enough that every size
+// derived from them fits in 64 bits and the KV shape in 32 (memory/model_shape.hpp). A file
+// beyond them is a typo or hostile, not a model: refused with the field and the range.
+constexpr std::uint64_t max_layers = 4096;
+constexpr std::uint64_t max_heads = 4096;
+constexpr std::uint64_t max_head_dim = 4096;
+constexpr std::uint64_t max_hidden = std::uint64_t{1} << 20;
+constexpr std::uint64_t max_mlp_width = std::uint64_t{1} << 22;
+constexpr std::uint64_t max_vocab = std::uint64_t{1} << 24;
+constexpr std::uint64_t max_experts = std::uint64_t{1} << 16;
+constexpr std::uint64_t max_context = std::uint64_t{1} << 31;
+constexpr std::uint64_t no_max = std::numeric_limits<std::uint64_t>::max();
 
 // Reads fields of one config object; the first error wins and every later read is skipped, so
 // a parse is a chain of `&&`.
@@ -22,10 +38,11 @@ class field_reader {
   bool present(std::string_view field) const { return detail::find_field(doc_, field) != nullptr; }
 
   // Leaves `out` as it is when the field is absent and not required.
-  bool integer(std::string_view field, std::uint64_t& out, bool required, std::uint64_t min = 1) {
+  bool integer(std::string_view field, std::uint64_t& out, bool required, std::uint64_t min,
+               std::uint64_t max) {
     const auto* value = detail::find_field(doc_, field);
     if (!value) return !required || fail(field, "missing");
-    return take(detail::read_integer(*value, source_, field, min), out);
+    return take(detail::read_integer(*value, source_, field, min, max), out);
   }
   bool boolean(std::string_view field, bool& out) {
     const auto* value = detail::find_field(doc_, field);
@@ -133,6 +150,11 @@ bool complete(model_config& c, field_reader& r, const std::vector<std::uint64_t>
                                     std::to_string(c.num_attention_heads));
     }
     c.head_dim = c.hidden_size / c.num_attention_heads;
+    if (c.head_dim > max_head_dim) {
+      return r.fail("head_dim", "missing, and hidden_size / num_attention_heads = " +
+                                    std::to_string(c.head_dim) + " is beyond " +
+                                    std::to_string(max_head_dim));
+    }
   }
 
   if (c.torch_dtype == "bfloat16" || c.torch_dtype == "float16") {
@@ -195,24 +217,25 @@ expected<model_config, std::string> parse_model_config(std::string_view text,
       !r.present("torch_dtype") && r.present("dtype") ? "dtype" : "torch_dtype";
   const bool ok =
       r.string("model_type", c.model_type) &&
-      r.integer("num_hidden_layers", c.num_hidden_layers, true) &&
-      r.integer("num_attention_heads", c.num_attention_heads, true) &&
-      r.integer("num_key_value_heads", c.num_key_value_heads, false) &&
-      r.integer("hidden_size", c.hidden_size, true) && r.integer("head_dim", c.head_dim, false) &&
-      r.integer("intermediate_size", c.intermediate_size, true) &&
-      r.integer("vocab_size", c.vocab_size, true) &&
-      r.integer("max_position_embeddings", c.max_position_embeddings, false) &&
+      r.integer("num_hidden_layers", c.num_hidden_layers, true, 1, max_layers) &&
+      r.integer("num_attention_heads", c.num_attention_heads, true, 1, max_heads) &&
+      r.integer("num_key_value_heads", c.num_key_value_heads, false, 1, max_heads) &&
+      r.integer("hidden_size", c.hidden_size, true, 1, max_hidden) &&
+      r.integer("head_dim", c.head_dim, false, 1, max_head_dim) &&
+      r.integer("intermediate_size", c.intermediate_size, true, 1, max_mlp_width) &&
+      r.integer("vocab_size", c.vocab_size, true, 1, max_vocab) &&
+      r.integer("max_position_embeddings", c.max_position_embeddings, false, 1, max_context) &&
       r.boolean("tie_word_embeddings", c.tie_word_embeddings) &&
       r.boolean("attention_bias", attention_bias) && r.boolean("mlp_bias", c.mlp_bias) &&
       (r.present(dtype_field) ? r.string(dtype_field, c.torch_dtype)
                               : r.fail("torch_dtype", "missing")) &&
-      r.integer("num_local_experts", local_experts, false, 0) &&
-      r.integer("num_experts", c.num_experts, false, 0) &&
-      r.integer("num_experts_per_tok", c.num_experts_per_tok, false, 0) &&
-      r.integer("moe_intermediate_size", c.moe_intermediate_size, false) &&
-      r.integer("decoder_sparse_step", decoder_sparse_step, false) &&
+      r.integer("num_local_experts", local_experts, false, 0, max_experts) &&
+      r.integer("num_experts", c.num_experts, false, 0, max_experts) &&
+      r.integer("num_experts_per_tok", c.num_experts_per_tok, false, 0, max_experts) &&
+      r.integer("moe_intermediate_size", c.moe_intermediate_size, false, 1, max_mlp_width) &&
+      r.integer("decoder_sparse_step", decoder_sparse_step, false, 1, max_layers) &&
       r.layer_list("mlp_only_layers", c.num_hidden_layers, mlp_only_layers) &&
-      r.integer("shared_expert_intermediate_size", shared_expert_width, false, 0) &&
+      r.integer("shared_expert_intermediate_size", shared_expert_width, false, 0, no_max) &&
       (shared_expert_width == 0 ||
        r.fail("shared_expert_intermediate_size", "shared experts (Qwen2-MoE) are not modelled"));
   if (!ok) return unexpected{r.error()};

@@ -130,7 +130,9 @@ engine_options parse_engine(const json& j) {
     if (j.contains("budget_bytes")) fail("engine.budget_frames", "give budget_frames or budget_bytes, not both");
     const auto shape = find_model_shape(o.model);
     if (!shape) fail("engine.model", "unknown model '" + o.model + "'");
-    o.budget_bytes = *frames * std::uint64_t{o.block_size} * shape->layers * shape->kv_heads * shape->head_dim * 4;
+    if (__builtin_mul_overflow(*frames, shape->frame_bytes(o.block_size), &o.budget_bytes)) {
+      fail("engine.budget_frames", "the pool's bytes do not fit in 64 bits for model '" + o.model + "'");
+    }
   }
   return o;
 }

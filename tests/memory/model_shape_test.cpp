@@ -16,6 +16,14 @@ TEST(ModelShape, Presets) {
   // llama3-8b: 16 tokens x 32 layers x 8 heads x 128 x 2 (K, V) x 2 B = 2 MiB per fp16 block.
   EXPECT_EQ(16 * find_model_shape("llama3-8b")->values_per_token() * 2, 2u << 20);
   EXPECT_EQ(find_model_shape("tiny")->head_values(), 128u);
+  EXPECT_EQ(find_model_shape("llama3-8b")->frame_bytes(16), 2u << 20);
+}
+
+// `2 * layers` was computed in 32 bits: 2^31 layers gave 0 values per token, 2^31 + 2 gave 4.
+TEST(ModelShape, SizesAreComputedIn64Bits) {
+  const model_shape big{(1u << 31) + 2, 1, 32};
+  EXPECT_EQ(big.values_per_token(), ((std::uint64_t{1} << 32) + 4) * 32);
+  EXPECT_EQ(big.frame_bytes(16), big.values_per_token() * 16 * 2);
 }
 
 }  // namespace

@@ -123,16 +123,16 @@ TEST(ModelConfig, MissingFieldIsNamed) {
 TEST(ModelConfig, WrongTypesAreNamed) {
   EXPECT_EQ(parse_error(replaced(small_llama, R"("num_key_value_heads": 2)",
                                  R"("num_key_value_heads": "2")")),
-            "llama.json: field 'num_key_value_heads': expected a positive integer, got string "
-            "\"2\"");
+            "llama.json: field 'num_key_value_heads': expected a whole number in [1, 4096], got "
+            "string \"2\"");
   EXPECT_EQ(
       parse_error(replaced(small_llama, R"("num_hidden_layers": 4)", R"("num_hidden_layers": -4)")),
-      "llama.json: field 'num_hidden_layers': expected a positive integer, got number -4");
+      "llama.json: field 'num_hidden_layers': expected a whole number in [1, 4096], got number -4");
   EXPECT_EQ(
       parse_error(replaced(small_llama, R"("num_hidden_layers": 4)", R"("num_hidden_layers": 0)")),
-      "llama.json: field 'num_hidden_layers': expected a positive integer, got number 0");
+      "llama.json: field 'num_hidden_layers': expected a whole number in [1, 4096], got number 0");
   EXPECT_NE(parse_error(replaced(small_llama, R"("hidden_size": 512)", R"("hidden_size": 512.5)"))
-                .find("llama.json: field 'hidden_size': expected a positive integer"),
+                .find("llama.json: field 'hidden_size': expected a whole number in [1, 1048576]"),
             std::string::npos);
   EXPECT_EQ(parse_error(replaced(small_llama, R"("tie_word_embeddings": false)",
                                  R"("tie_word_embeddings": "no")")),
@@ -164,12 +164,13 @@ TEST(ModelConfig, NotJsonOrNotAnObject) {
 }
 
 TEST(ModelConfig, SizesThatOverflowAreErrors) {
-  // 2^40 x 2^40 embeddings alone do not fit in 64 bits.
-  std::string text =
-      replaced(small_llama, R"("vocab_size": 1000)", R"("vocab_size": 1099511627776)");
-  text = replaced(text, R"("hidden_size": 512)", R"("hidden_size": 1099511627776)");
-  text = replaced(text, R"("num_attention_heads": 8)", R"("num_attention_heads": 1)");
-  text = replaced(text, R"("num_key_value_heads": 2)", R"("num_key_value_heads": 1)");
+  // Every field within its range, the whole beyond 64 bits: 65,536 experts of a 2^22-wide MLP
+  // over a 2^20 hidden size in 4,096 layers are 3 x 2^70 parameters.
+  std::string text = replaced(small_llama, R"("hidden_size": 512)",
+                              R"("hidden_size": 1048576, "head_dim": 128, "num_local_experts": 65536,
+                                 "num_experts_per_tok": 2)");
+  text = replaced(text, R"("intermediate_size": 1024)", R"("intermediate_size": 4194304)");
+  text = replaced(text, R"("num_hidden_layers": 4)", R"("num_hidden_layers": 4096)");
   const auto error = parse_error(text);
   EXPECT_NE(error.find("does not fit in 64 bits"), std::string::npos) << error;
   EXPECT_EQ(error.rfind("llama.json: field '", 0), 0u) << error;
@@ -178,6 +179,37 @@ TEST(ModelConfig, SizesThatOverflowAreErrors) {
                                  R"("vocab_size": 99999999999999999999999)"))
                 .find("field 'vocab_size'"),
             std::string::npos);
+}
+
+// Counts beyond any model are refused with the field and the range, before anything is computed
+// from them: 2^31 layers made `2 * layers` 0 in 32 bits (a division by zero in the pool), 2^31 + 2
+// made it 4 (a silent 2-layer model), and 2^63 layers would loop for ever counting MoE layers.
+TEST(ModelConfig, CountsBeyondAnyModelAreRefused) {
+  EXPECT_EQ(parse_error(replaced(small_llama, R"("num_hidden_layers": 4)",
+                                 R"("num_hidden_layers": 2147483648)")),
+            "llama.json: field 'num_hidden_layers': expected a whole number in [1, 4096], got "
+            "number 2147483648");
+  EXPECT_NE(parse_error(replaced(small_llama, R"("num_hidden_layers": 4)",
+                                 R"("num_hidden_layers": 2147483650)"))
+                .find("field 'num_hidden_layers'"),
+            std::string::npos);
+  const std::pair<const char*, const char*> beyond[] = {
+      {R"("num_attention_heads": 8)", R"("num_attention_heads": 8192)"},
+      {R"("num_key_value_heads": 2)", R"("num_key_value_heads": 4294967296)"},
+      {R"("hidden_size": 512)", R"("hidden_size": 1073741824)"},
+      {R"("intermediate_size": 1024)", R"("intermediate_size": 9223372036854775808)"},
+      {R"("vocab_size": 1000)", R"("vocab_size": 4294967296)"},
+      {R"("max_position_embeddings": 2048)", R"("max_position_embeddings": 4294967296)"},
+      {R"("hidden_size": 512)", R"("hidden_size": 512, "head_dim": 65536)"},
+      {R"("hidden_size": 512)", R"("hidden_size": 512, "num_local_experts": 9223372036854775808)"},
+  };
+  for (const auto& [from, to] : beyond) {
+    const auto error = parse_error(replaced(small_llama, from, to));
+    EXPECT_NE(error.find("expected a whole number in ["), std::string::npos) << error;
+  }
+  // A head_dim derived from hidden_size / num_attention_heads is held to the same range.
+  const auto derived = parse_error(replaced(small_llama, R"("hidden_size": 512)", R"("hidden_size": 65536)"));
+  EXPECT_EQ(derived.rfind("llama.json: field 'head_dim': ", 0), 0u) << derived;
 }
 
 TEST(ModelConfig, ReadsFilesAndNamesConfigJsonAfterItsFolder) {

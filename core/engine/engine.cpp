@@ -6,6 +6,7 @@
 
 #include "memory/error_factors.hpp"
 #include "memory/quality.hpp"
+#include "util/number_text.hpp"
 #include "util/parallel.hpp"
 
 namespace kvscope {
@@ -118,6 +119,7 @@ void engine::pull_arrivals() {
     } else {
       send(*next_arrival_);
     }
+    check_waiting();
     request r;
     if (load_->next(r)) {
       next_arrival_ = std::move(r);
@@ -133,6 +135,30 @@ void engine::pull_arrivals() {
     r.arrival_s = clock_s_;
     send(r);
   }
+}
+
+void engine::check_waiting() const {
+  const std::size_t waiting = sched_->num_waiting() + client_queue_.size();
+  if (waiting <= options_.max_waiting_requests) return;
+  const double t = clock_s_;
+  const std::uint64_t arrived = totals_.requests_total + client_queue_.size();
+  const std::uint64_t finished = totals_.requests_finished;
+  const auto per_second = [t](std::uint64_t n) {
+    return t > 0 ? format_significant(static_cast<double>(n) / t, 3) + "/s" : std::string("all at 0 s");
+  };
+  std::string message = "overloaded: " + std::to_string(waiting) + " requests waiting at " +
+                        format_significant(t, 4) + " s of simulated time (max_waiting_requests " +
+                        std::to_string(options_.max_waiting_requests) + "); by then " +
+                        std::to_string(arrived) + " had arrived (" + per_second(arrived) + ") and " +
+                        std::to_string(finished) + " finished";
+  if (finished > 0 && t > 0) {
+    message += " (" + per_second(finished) + "): requests arrive about " +
+               format_significant(static_cast<double>(arrived) / static_cast<double>(finished), 3) +
+               "x faster than this server finishes them";
+  } else {
+    message += ": the server finished none of them yet";
+  }
+  throw overload_error(message);
 }
 
 void engine::send(const request& arrived) {
@@ -306,6 +332,12 @@ bool engine::step() {
   work.migration_bytes = static_cast<std::uint64_t>(
       std::max<std::int64_t>(0, static_cast<std::int64_t>(2 * new_bytes) + migrated.bytes_freed));
   const double seconds = setup_.timing ? setup_.timing->estimate(work).seconds : options_.timing.seconds(plan);
+  // Every later time is a sum of step times: one that is not a finite, non-negative number
+  // would stall or poison every loop over time (latency windows, the arrival loop).
+  if (!(std::isfinite(seconds) && seconds >= 0)) {
+    throw std::runtime_error("step-time model gave " + std::to_string(seconds) +
+                             " s for a step: check the GPU and timing options");
+  }
   clock_s_ += seconds;
   totals_.step_seconds_sum += seconds;
   record_outcomes(start_s);

@@ -1,4 +1,5 @@
 #include "model/calibration.hpp"
+#include "util/number_text.hpp"
 #include "util/text_file.hpp"
 
 #include <cmath>
@@ -17,13 +18,17 @@ struct field_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-double positive(const json& j, const char* key, double max) {
+// A number in (0, max], or in [min, max] for a min > 0: the efficiencies stay within what a GPU
+// file may say (model/gpu_spec.cpp), so a calibration cannot make a step take forever.
+double positive(const json& j, const char* key, double max, double min = 0) {
   const auto it = j.find(key);
   if (it == j.end()) throw field_error(std::string("field '") + key + "': missing");
   if (!it->is_number()) throw field_error(std::string("field '") + key + "': expected a number");
   const double v = it->get<double>();
-  if (!(v > 0 && v <= max)) {
-    throw field_error(std::string("field '") + key + "': must be in (0, " + std::to_string(max) + "]");
+  if (!(v > 0 && v >= min && v <= max)) {
+    throw field_error(std::string("field '") + key + "': must be in " +
+                      (min > 0 ? "[" + format_significant(min, 6) : std::string("(0")) + ", " +
+                      format_significant(max, 6) + "], got " + format_significant(v, 6));
   }
   return v;
 }
@@ -77,8 +82,8 @@ expected<calibration, std::string> parse_calibration(std::string_view text_in, s
       if (!it->is_number_unsigned() || *it == 0) throw field_error("field 'tensor_parallel': expected a positive integer");
       c.tensor_parallel = it->get<std::uint32_t>();
     }
-    c.compute_efficiency = positive(j, "compute_efficiency", 1);
-    c.memory_efficiency = positive(j, "memory_efficiency", 1);
+    c.compute_efficiency = positive(j, "compute_efficiency", 1, 0.01);
+    c.memory_efficiency = positive(j, "memory_efficiency", 1, 0.01);
     c.step_overhead_s = positive(j, "step_overhead_s", 1);
     if (const auto it = j.find("sequence_overhead_s"); it != j.end()) {
       if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= 0.01)) {

@@ -6,12 +6,10 @@
 #include "model/builtin_texts.hpp"
 #include "model/json_fields.hpp"
 #include "util/byte_size.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
-
-constexpr double tiny = std::numeric_limits<double>::min();  // "> 0" as an inclusive bound
-constexpr double huge = std::numeric_limits<double>::max();
 
 struct number_field {
   std::string_view name;
@@ -22,18 +20,28 @@ struct number_field {
   bool required;
 };
 
+// What any GPU has, with room on both sides: an RTX 4090 reaches 165 TFLOP/s BF16 and 1 TB/s,
+// a B200 2.25 PFLOP/s and 8 TB/s; PCIe 3 x16 moves 16 GB/s, NVLink 5 900 GB/s each way. A figure
+// outside is a unit slip or a hostile file, and would make step times zero or infinite.
 constexpr number_field number_fields[] = {
-    {"peak_bf16_flops", &gpu_spec::peak_bf16_flops, tiny, huge, "a number > 0", true},
-    {"memory_bandwidth_bytes_per_s", &gpu_spec::memory_bandwidth_bytes_per_s, tiny, huge,
-     "a number > 0", true},
-    {"link_bandwidth_bytes_per_s", &gpu_spec::link_bandwidth_bytes_per_s, tiny, huge,
-     "a number > 0", true},
-    {"compute_efficiency", &gpu_spec::compute_efficiency, tiny, 1.0, "a number in (0, 1]", false},
-    {"memory_efficiency", &gpu_spec::memory_efficiency, tiny, 1.0, "a number in (0, 1]", false},
+    {"peak_bf16_flops", &gpu_spec::peak_bf16_flops, 1e12, 1e17,
+     "FLOP/s in [1e12, 1e17] (an H100 SXM: 9.89e14)", true},
+    {"memory_bandwidth_bytes_per_s", &gpu_spec::memory_bandwidth_bytes_per_s, 1e10, 1e14,
+     "bytes/s in [1e10, 1e14] (an H100 SXM: 3.35e12)", true},
+    {"link_bandwidth_bytes_per_s", &gpu_spec::link_bandwidth_bytes_per_s, 1e9, 1e13,
+     "bytes/s in [1e9, 1e13] (NVLink 4: 4.5e11 each way)", true},
+    // Below 1 % of a peak no serving engine runs; what would divide a step into nothing.
+    {"compute_efficiency", &gpu_spec::compute_efficiency, 0.01, 1.0, "a number in [0.01, 1]", false},
+    {"memory_efficiency", &gpu_spec::memory_efficiency, 0.01, 1.0, "a number in [0.01, 1]", false},
     // Anything near a second is a unit mistake (milliseconds written as seconds).
     {"step_overhead_s", &gpu_spec::step_overhead_s, 0.0, 1.0, "seconds in [0, 1]", false},
     {"sequence_overhead_s", &gpu_spec::sequence_overhead_s, 0.0, 0.01, "seconds in [0, 0.01]", false},
 };
+
+// Memory the driver reports: from 1 GiB (no serving GPU has less) to 16 TiB.
+constexpr std::uint64_t min_memory_bytes = std::uint64_t{1} << 30;
+constexpr std::uint64_t max_memory_bytes = std::uint64_t{1} << 44;
+constexpr std::string_view memory_range = "a size in [1 GiB, 16 TiB] such as \"80 GiB\"";
 
 constexpr std::string_view other_fields[] = {"name", "description", "memory_bytes", "source"};
 
@@ -50,11 +58,11 @@ expected<std::uint64_t, std::string> read_memory_bytes(const nlohmann::json& val
   if (value.is_string()) {
     const auto text = value.get<std::string>();
     const auto bytes = parse_byte_size(text);
-    if (bytes && *bytes > 0) return *bytes;
+    if (bytes && *bytes >= min_memory_bytes && *bytes <= max_memory_bytes) return *bytes;
     return unexpected{detail::field_error(
-        source, "memory_bytes", "expected a size > 0 such as \"80 GiB\", got \"" + text + "\"")};
+        source, "memory_bytes", "expected " + std::string(memory_range) + ", got \"" + text + "\"")};
   }
-  return detail::read_integer(value, source, "memory_bytes");
+  return detail::read_integer(value, source, "memory_bytes", min_memory_bytes, max_memory_bytes);
 }
 
 }  // namespace
@@ -64,10 +72,14 @@ std::optional<std::string> check_gpu_spec(const gpu_spec& gpu) {
     const double v = gpu.*(f.member);
     if (!std::isfinite(v) || v < f.low || v > f.high) {
       return detail::field_error(gpu.name, f.name,
-                                 "expected " + std::string(f.range) + ", got " + std::to_string(v));
+                                 "expected " + std::string(f.range) + ", got " + format_significant(v, 6));
     }
   }
-  if (gpu.memory_bytes == 0) return detail::field_error(gpu.name, "memory_bytes", "must be > 0");
+  if (gpu.memory_bytes < min_memory_bytes || gpu.memory_bytes > max_memory_bytes) {
+    return detail::field_error(gpu.name, "memory_bytes",
+                               "expected " + std::string(memory_range) + ", got " +
+                                   std::to_string(gpu.memory_bytes));
+  }
   return std::nullopt;
 }
 

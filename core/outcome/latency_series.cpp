@@ -9,11 +9,14 @@ namespace kvscope {
 double latency_window_for(double duration_s, std::size_t max_windows) noexcept {
   assert(max_windows > 0);
   const double windows = static_cast<double>(max_windows);
+  // No width fits an infinite or NaN duration: without this the loop below would never end.
+  if (!(std::isfinite(duration_s) && duration_s >= 0)) return 1e-3;
   for (double decade = 1e-3;; decade *= 10) {
     for (const double step : {1.0, 2.0, 5.0}) {
-      // Windows start at 0, so a finish exactly at duration_s opens one more.
+      // Windows start at 0, so a finish exactly at duration_s opens one more. Ends: the width
+      // grows tenfold a decade and duration_s is finite.
       const double width = step * decade;
-      if (!(duration_s >= 0) || std::floor(duration_s / width) + 1 <= windows) return width;
+      if (std::floor(duration_s / width) + 1 <= windows) return width;
     }
   }
 }

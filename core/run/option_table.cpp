@@ -169,6 +169,10 @@ const std::vector<option_spec>& table() {
        "At most this many requests in flight, the rest wait at the client and their latencies "
        "count from when they are sent, as vllm bench serve --max-concurrency (0 = no limit)",
        in_simulate | in_session, false, nullptr, KV_COUNT(max_concurrency)},
+      {"max-waiting-requests", "max_waiting_requests", option_kind::count, "requests", 1, 1 << 30, 1,
+       "Requests waiting (at the client or for admission) at most: past it the run stops as "
+       "overloaded, saying how far the load exceeds what the server finishes (about 210 bytes each)",
+       in_simulate | in_session, false, nullptr, KV_COUNT(max_waiting_requests)},
       {"compute-efficiency", "compute_efficiency", option_kind::real, "", 0, 1, 1,
        "Roofline: share of the GPU's peak FLOP/s a step reaches (0 = the GPU's own; --calibration sets it)",
        in_simulate | in_bench | in_session, false, nullptr, KV_REAL(compute_efficiency)},
@@ -267,6 +271,22 @@ std::vector<std::string> differing_flags(const engine_options& options, unsigned
     } else {
       out.push_back("--" + std::string(s.flag) + " " + format_option_value(s, value));
     }
+  }
+  return out;
+}
+
+bool option_names_file(const option_spec& spec, std::string_view value) {
+  if (spec.kind != option_kind::text || !spec.choices || value.empty()) return false;
+  const auto names = spec.choices();
+  return std::find(names.begin(), names.end(), value) == names.end();
+}
+
+std::vector<std::pair<std::string, std::string>> option_files(const engine_options& options) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& spec : table()) {
+    if (spec.kind != option_kind::text) continue;
+    const auto value = std::get<std::string>(spec.get(options));
+    if (option_names_file(spec, value)) out.emplace_back(spec.key, value);
   }
   return out;
 }

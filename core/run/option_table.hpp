@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -62,6 +63,12 @@ struct option_spec {
 std::span<const option_spec> option_table();
 // The entry whose flag or key is `name`; nullptr when there is none.
 const option_spec* find_option(std::string_view name);
+
+// True when the text option's `value` names a file rather than one of its named values: a
+// config.json for --model, a GPU file for --gpu. What a command must never write over.
+bool option_names_file(const option_spec& spec, std::string_view value);
+// The files `options` read (model and GPU files), as (option key, path), in table order.
+std::vector<std::pair<std::string, std::string>> option_files(const engine_options& options);
 
 // Parses a value as typed (CLI units), checked against the kind, range and choices.
 // The error names the flag: "--block-size: expected a whole number in [1, 4096], got '0'".

@@ -82,9 +82,14 @@ capacity_probe probe_capacity(const run_description& run, std::uint64_t requests
       hopeless = true;
     }
   };
-  auto result = run_to_end(scaled, hooks);
   capacity_probe probe;
   probe.rate_factor = rate_factor;
+  run_result result;
+  try {
+    result = run_to_end(scaled, hooks);
+  } catch (const overload_error&) {
+    return probe;  // its queue passed max_waiting_requests: far past capacity, a failed trial
+  }
   if (result.cancelled) return probe;
   probe.attainment = result.summary.service.slo_attainment;
   probe.pass = probe.attainment >= target;

@@ -3,6 +3,7 @@
 // every file kvscope writes: metrics CSVs, per-request CSVs, native load lines.
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 namespace kvscope {
@@ -18,6 +19,13 @@ inline void append_shortest(std::string& out, std::uint64_t v) {
   char buf[24];
   const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, ec == std::errc{} ? end : buf);
+}
+
+// `v` with `digits` significant digits, for messages people read ("12.3", "4.56e+06").
+inline std::string format_significant(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
 }
 
 }  // namespace kvscope

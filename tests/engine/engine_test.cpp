@@ -165,6 +165,32 @@ TEST(Engine, ReconfigureAtStepKChangesBehaviourFromStepKOn) {
   EXPECT_EQ(first_difference, k);  // identical before k, different from k on
 }
 
+// A load far beyond what the server finishes: its waiting queue grew by the arrival rate until
+// the machine ran out of memory. Past max_waiting_requests the run stops and says how overloaded.
+TEST(Engine, AnOverloadedQueueStopsAtItsBoundAndSaysHowOverloaded) {
+  auto o = tiny_options(8ull << 20, payload_mode::accounting);
+  o.max_waiting_requests = 1000;
+  engine e(o, gen_load("gen:rate=1e6,prompt=fixed:200,output=fixed:100,duration=1000,seed=1"));
+  std::string message;
+  try {
+    while (e.step()) {
+    }
+  } catch (const overload_error& err) {
+    message = err.what();
+  }
+  ASSERT_FALSE(message.empty()) << "the run should have stopped as overloaded";
+  EXPECT_EQ(message.rfind("overloaded: 1001 requests waiting at ", 0), 0u) << message;
+  EXPECT_NE(message.find("(max_waiting_requests 1000)"), std::string::npos) << message;
+  EXPECT_NE(message.find(" had arrived ("), std::string::npos) << message;
+  EXPECT_LE(e.totals().requests_total, 1001u + 64);  // stopped at once, not after the load
+
+  // Under the bound the same load runs on: a bound of the whole load never trips.
+  o.max_waiting_requests = 1'000'000;
+  engine calm(o, gen_load("gen:rate=1e6,prompt=fixed:200,output=fixed:100,count=2000,seed=1"));
+  EXPECT_NO_THROW(while (calm.step()) {});
+  EXPECT_EQ(calm.totals().requests_finished, 2000u);
+}
+
 TEST(Engine, InvalidOptionsAreRefusedWithAReason) {
   auto o = tiny_options(8ull << 20, payload_mode::accounting);
   o.model = "gpt-9";

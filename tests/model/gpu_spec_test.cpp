@@ -99,14 +99,40 @@ TEST(GpuSpec, OptionalFieldsAndOverrides) {
 TEST(GpuSpec, BadBandwidthIsAnError) {
   EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"memory_bandwidth_bytes_per_s\": 1e12",
                                  "\"memory_bandwidth_bytes_per_s\": 0")),
-            "gpu.json: field 'memory_bandwidth_bytes_per_s': expected a number > 0, got number 0");
+            "gpu.json: field 'memory_bandwidth_bytes_per_s': expected bytes/s in [1e10, 1e14] (an "
+            "H100 SXM: 3.35e12), got number 0");
   EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"link_bandwidth_bytes_per_s\": 32e9",
                                  "\"link_bandwidth_bytes_per_s\": -32e9")),
-            "gpu.json: field 'link_bandwidth_bytes_per_s': expected a number > 0, got number "
-            "-32000000000.0");
+            "gpu.json: field 'link_bandwidth_bytes_per_s': expected bytes/s in [1e9, 1e13] (NVLink "
+            "4: 4.5e11 each way), got number -32000000000.0");
   EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": \"fast\"")),
-            "gpu.json: field 'peak_bf16_flops': expected a number > 0, got string \"fast\"");
+            "gpu.json: field 'peak_bf16_flops': expected FLOP/s in [1e12, 1e17] (an H100 SXM: "
+            "9.89e14), got string \"fast\"");
+}
+
+// Figures no GPU has made step times infinite or zero: a bandwidth of 1e-300 printed TTFT inf
+// and TPOT -nan with exit 0, and hung the GUI's latency panel.
+TEST(GpuSpec, FiguresOutsideAnyGpuAreRefused) {
+  const std::pair<const char*, const char*> beyond[] = {
+      {"\"memory_bandwidth_bytes_per_s\": 1e12", "\"memory_bandwidth_bytes_per_s\": 1e-300"},
+      {"\"memory_bandwidth_bytes_per_s\": 1e12", "\"memory_bandwidth_bytes_per_s\": 1e300"},
+      {"\"peak_bf16_flops\": 100e12", "\"peak_bf16_flops\": 1e-300"},
+      {"\"peak_bf16_flops\": 100e12", "\"peak_bf16_flops\": 1e20"},
+      {"\"link_bandwidth_bytes_per_s\": 32e9", "\"link_bandwidth_bytes_per_s\": 1e-300"},
+      {"\"memory_bytes\": 17179869184", "\"memory_bytes\": 1"},
+      {"\"memory_bytes\": 17179869184", "\"memory_bytes\": \"1 EiB\""},
+      {"\"peak_bf16_flops\": 100e12", "\"peak_bf16_flops\": 100e12, \"compute_efficiency\": 1e-300"},
+      {"\"peak_bf16_flops\": 100e12", "\"peak_bf16_flops\": 100e12, \"memory_efficiency\": 0.001"},
+  };
+  for (const auto& [from, to] : beyond) {
+    const auto error = parse_error(replaced(minimal_gpu, from, to));
+    EXPECT_NE(error.find("expected "), std::string::npos) << to << ": " << error;
+  }
+  gpu_spec gpu = *builtin_gpu("h100");
+  gpu.memory_bandwidth_bytes_per_s = 1e-300;
+  ASSERT_TRUE(check_gpu_spec(gpu).has_value());
+  EXPECT_NE(check_gpu_spec(gpu)->find("got 1e-300"), std::string::npos) << *check_gpu_spec(gpu);
 }
 
 TEST(GpuSpec, OtherErrorsAreNamed) {
@@ -116,14 +142,15 @@ TEST(GpuSpec, OtherErrorsAreNamed) {
             "gpu.json: field 'memory_bytes': missing");
   EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"memory_bytes\": 17179869184",
                                  "\"memory_bytes\": \"lots\"")),
-            "gpu.json: field 'memory_bytes': expected a size > 0 such as \"80 GiB\", got \"lots\"");
+            "gpu.json: field 'memory_bytes': expected a size in [1 GiB, 16 TiB] such as \"80 GiB\", "
+            "got \"lots\"");
   EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": 100e12, \"compute_efficency\": 0.5"))
                 .rfind("gpu.json: field 'compute_efficency': unknown field (expected ", 0),
             0u);
   EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": 100e12, \"memory_efficiency\": 1.5")),
-            "gpu.json: field 'memory_efficiency': expected a number in (0, 1], got number 1.5");
+            "gpu.json: field 'memory_efficiency': expected a number in [0.01, 1], got number 1.5");
   EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": 100e12, \"step_overhead_s\": 400")),
             "gpu.json: field 'step_overhead_s': expected seconds in [0, 1], got number 400");
@@ -139,7 +166,8 @@ TEST(GpuSpec, CheckCatchesBadStructs) {
   EXPECT_EQ(check_gpu_spec(gpu)->rfind("h100: field 'memory_bandwidth_bytes_per_s'", 0), 0u);
   gpu = *builtin_gpu("h100");
   gpu.memory_bytes = 0;
-  EXPECT_EQ(check_gpu_spec(gpu), "h100: field 'memory_bytes': must be > 0");
+  EXPECT_EQ(check_gpu_spec(gpu),
+            "h100: field 'memory_bytes': expected a size in [1 GiB, 16 TiB] such as \"80 GiB\", got 0");
 }
 
 TEST(GpuSpec, ResolveTakesANameOrAJsonPath) {

@@ -31,6 +31,11 @@ TEST(LatencyWindowFor, OneTwoFiveStepsWithinTheWindowCount) {
   EXPECT_DOUBLE_EQ(latency_window_for(1000, 60), 20);
   EXPECT_DOUBLE_EQ(latency_window_for(0, 60), 0.001);
   EXPECT_DOUBLE_EQ(latency_window_for(0.5, 10), 0.1);  // 0.05 would give 11 windows
+  // No width fits these: the search used to loop for ever on an infinite duration.
+  EXPECT_DOUBLE_EQ(latency_window_for(INFINITY, 60), 0.001);
+  EXPECT_DOUBLE_EQ(latency_window_for(NAN, 60), 0.001);
+  EXPECT_DOUBLE_EQ(latency_window_for(-1, 60), 0.001);
+  EXPECT_GT(latency_window_for(1e300, 60), 1e298);  // the largest finite durations end too
 }
 
 TEST(LatencySeries, WindowsByFinishTimeWithPercentilesAndGoodput) {

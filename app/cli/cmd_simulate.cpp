@@ -149,6 +149,13 @@ int run_and_report(const run_description& run, const output_options& out) {
     if (progress) std::fprintf(stderr, "\r\033[K");
     print_error(err.what());
     return exit_bad_input;
+  } catch (const overload_error& err) {
+    // No output is written: the run did not finish, and its figures would describe a part.
+    if (progress) std::fprintf(stderr, "\r\033[K");
+    print_error(std::string(err.what()) +
+                ". Lower the load's rate, give the server more room (--budget, --max-num-seqs, "
+                "--gpu, --tp), or raise --max-waiting-requests");
+    return exit_runtime_failure;
   }
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (csv.is_open()) {
@@ -182,8 +189,7 @@ int run_simulate(const simulate_options& o) {
   // Before anything is read, written or run: no output may be unwritable or replace an input.
   auto outputs = outputs_of(o.out);
   outputs.push_back({"--session", o.session_path});
-  if (auto problem = check_outputs(outputs, {{"--load", load_file_of(o.base.load.spec)},
-                                             {"--policy", o.base.policy_path}})) {
+  if (auto problem = check_outputs(outputs, o.base.file_inputs())) {
     print_error(*problem);
     return exit_bad_input;
   }
@@ -246,7 +252,9 @@ void add_replay_command(CLI::App& root, int& exit_code) {
       exit_code = exit_bad_input;
       return;
     }
-    if (auto problem = check_outputs(outputs_of(*out), {{"--session", *path}, {"load", load_file_of(s->load_spec)}})) {
+    std::vector<named_path> inputs{{"--session", *path}, {"load", load_file_of(s->load_spec)}};
+    for (auto& [key, file] : option_files(s->options)) inputs.push_back({key + " (in the session)", file});
+    if (auto problem = check_outputs(outputs_of(*out), inputs)) {
       print_error(*problem);
       exit_code = exit_bad_input;
       return;

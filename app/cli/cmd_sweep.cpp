@@ -39,9 +39,9 @@ struct sweep_options {
 
 int run_sweep(const sweep_options& o) {
   // Before anything is read, written or run: the output must be writable and replace no input.
-  if (auto problem = check_outputs({{"--out", o.out}}, {{"--load", load_file_of(o.base.load.spec)},
-                                                        {"--policy", o.base.policy_path},
-                                                        {"--configs", o.space.configs_path}})) {
+  auto inputs = o.base.file_inputs();
+  inputs.push_back({"--configs", o.space.configs_path});
+  if (auto problem = check_outputs({{"--out", o.out}}, inputs)) {
     print_error(*problem);
     return exit_bad_input;
   }

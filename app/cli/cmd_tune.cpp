@@ -83,7 +83,7 @@ int run_tune(const tune_options& o) {
   }
   if (!o.out.empty()) {
     const std::vector<named_path> outputs{{"--out", o.out}, {"--out (its provenance)", provenance_path(o.out).string()}};
-    if (auto bad = check_outputs(outputs, {{"--load", load_file_of(o.base.load.spec)}, {"--policy", o.base.policy_path}})) {
+    if (auto bad = check_outputs(outputs, o.base.file_inputs())) {
       print_error(*bad);
       return exit_bad_input;
     }

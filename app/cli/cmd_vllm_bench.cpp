@@ -206,7 +206,7 @@ void add_calibrate(CLI::App& root, int& exit_code) {
       exit_code = exit_bad_input;
       return;
     }
-    std::vector<named_path> inputs;
+    auto inputs = o->flags.file_inputs();
     for (const auto& file : o->measured) inputs.push_back({"--measured", file});
     if (auto problem = check_outputs({{"--out", o->out}}, inputs)) {
       print_error(*problem);

@@ -29,7 +29,9 @@ void remove_temporaries_and_reraise(int signal) {
 }  // namespace
 
 void remove_temporaries_on_fatal_signals() {
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+  // Every signal whose default action ends the process and that a handler may catch.
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGXCPU, SIGXFSZ, SIGUSR1,
+                     SIGUSR2}) {
     struct sigaction current {};
     if (::sigaction(signal, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) continue;
     struct sigaction action {};

@@ -6,7 +6,8 @@
 
 namespace kvscope::cli {
 
-// For the whole process: SIGINT, SIGTERM and SIGHUP remove the atomic writers' temporary files
+// For the whole process: SIGINT, SIGTERM, SIGHUP and every other catchable signal that ends a
+// process (SIGQUIT, SIGPIPE, SIGALRM, SIGXCPU, SIGXFSZ, SIGUSR1/2) remove the atomic writers' temporary files
 // (util/temp_registry) and then kill the process by the same signal, so its exit status still
 // says which. Signals the caller ignores (nohup, a background job) stay ignored.
 void remove_temporaries_on_fatal_signals();

@@ -49,6 +49,12 @@ std::vector<std::string> run_base_flags::typed() const {
   return out;
 }
 
+std::vector<named_path> run_base_flags::file_inputs() const {
+  std::vector<named_path> out{{"--load", load_file_of(load.spec)}, {"--policy", policy_path}};
+  for (auto& f : flags.file_inputs()) out.push_back(std::move(f));
+  return out;
+}
+
 int check_trace(const run_description& run) {
   try {
     auto source = open_run_load(run);  // parses a generator spec: an unknown key is refused here

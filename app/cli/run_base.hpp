@@ -6,6 +6,7 @@
 
 #include "io/trace_checksum.hpp"  // load_file_of, for the checks that no output replaces an input
 #include "load_options.hpp"
+#include "output_checks.hpp"
 #include "run/run_description.hpp"
 #include "run_option_flags.hpp"
 #include "util/expected.hpp"
@@ -28,6 +29,9 @@ struct run_base_flags {
   expected<run_description, std::string> build(const engine_options& defaults = {}) const;
   // The options given, as typed ("--budget 16MiB"), for a provenance.
   std::vector<std::string> typed() const;
+  // Every file the run reads — the trace, --policy, --calibration, a --model or --gpu file —
+  // for check_outputs: no output may replace one of them.
+  std::vector<named_path> file_inputs() const;
 };
 
 // Reads a trace once before a long run, so a bad row or an impossible length is refused with

@@ -69,4 +69,12 @@ std::vector<std::string> run_option_flags::given() const {
   return out;
 }
 
+std::vector<named_path> run_option_flags::file_inputs() const {
+  std::vector<named_path> out{{"--calibration", calibration_path_}};
+  for (const auto& t : typed_) {
+    if (option_names_file(*t.spec, t.text)) out.push_back({"--" + std::string(t.spec->flag), t.text});
+  }
+  return out;
+}
+
 }  // namespace kvscope::cli

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "output_checks.hpp"
 #include "run/option_table.hpp"
 #include "util/expected.hpp"
 
@@ -24,6 +25,9 @@ class run_option_flags {
   expected<void, std::string> apply(engine_options& options) const;
   // What was typed, as "--flag value" (or "--no-flag"), in table order.
   std::vector<std::string> given() const;
+  // The files the typed options read (--calibration, a --model or --gpu that names a file):
+  // what no output of the command may replace.
+  std::vector<named_path> file_inputs() const;
 
  private:
   struct typed {

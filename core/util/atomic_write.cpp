@@ -40,6 +40,39 @@ class signals_blocked {
   sigset_t previous_{};
 };
 
+// ".m.csv.tmp-<pid>-": the prefix of every temporary this process makes for `final_name`.
+std::string temporary_prefix(const std::string& final_name, pid_t pid) {
+  return "." + final_name + ".tmp-" + std::to_string(pid) + "-";
+}
+
+// Temporaries a killed process (SIGKILL, the OOM killer, a power cut) left beside `target`:
+// ".NAME.tmp-<pid>-<n>" whose process no longer exists, owned by us. Removed so that a run
+// killed where it could not clean up costs no disk after the next write to the same file.
+void remove_stale_temporaries(const std::filesystem::path& target) {
+  const auto dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  const std::string head = "." + target.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(head)) continue;
+    const std::string_view rest = std::string_view(name).substr(head.size());
+    const auto dash = rest.find('-');
+    if (dash == 0 || dash == std::string_view::npos) continue;
+    pid_t pid = 0;
+    bool digits = true;
+    for (const char c : rest.substr(0, dash)) {
+      digits = digits && c >= '0' && c <= '9' && pid < 100'000'000;
+      pid = pid * 10 + (c - '0');
+    }
+    struct stat st {};
+    if (!digits || pid <= 0 || ::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != ::getuid()) {
+      continue;
+    }
+    if (::kill(pid, 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
+  }
+}
+
 }  // namespace
 
 atomic_file::~atomic_file() { discard(); }
@@ -65,8 +98,9 @@ expected<void, std::string> atomic_file::open(std::filesystem::path target) {
   if (!resolved) return unexpected{resolved.error()};
   final_ = std::move(*resolved);
   const auto dir = final_.has_parent_path() ? final_.parent_path() : std::filesystem::path(".");
+  remove_stale_temporaries(final_);
   std::random_device entropy;
-  temp_ = dir / ("." + final_.filename().string() + ".tmp-" + std::to_string(entropy()));
+  temp_ = dir / (temporary_prefix(final_.filename().string(), ::getpid()) + std::to_string(entropy()));
   {
     const signals_blocked blocked;
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

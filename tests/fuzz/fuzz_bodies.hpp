@@ -9,8 +9,10 @@ namespace kvscope::fuzz {
 
 enum class target { azure, burstgpt, vidur, mooncake, native, detect, gen_spec, policy };
 // Documents of the other readers (fuzz_file_bodies.cpp, which needs all of core): sessions,
-// config.json, vLLM bench results, tour scripts, per-request CSVs and sweep CSVs (GUI views).
-enum class document { session, model_config, vllm_bench, tour, requests_csv, sweep_csv };
+// config.json, vLLM bench results, tour scripts, per-request CSVs and sweep CSVs (GUI views),
+// GPU files and calibrations. A model, GPU or calibration that parses is carried through every
+// size and time computed from it (the KV shape, frames, the pool, the auto budget, step times).
+enum class document { session, model_config, vllm_bench, tour, requests_csv, sweep_csv, gpu, calibration };
 
 // Runs one input through `t`; aborts when an invariant is broken.
 void run_one(target t, const std::uint8_t* data, std::size_t size);

@@ -51,6 +51,8 @@ TEST(FuzzCorpus, VllmBench) { replay_dir(document::vllm_bench, corpus / "vllm_be
 TEST(FuzzCorpus, Tour) { replay_dir(document::tour, corpus / "tour"); }
 TEST(FuzzCorpus, RequestsCsv) { replay_dir(document::requests_csv, corpus / "requests_csv"); }
 TEST(FuzzCorpus, SweepCsv) { replay_dir(document::sweep_csv, corpus / "sweep_csv"); }
+TEST(FuzzCorpus, Gpu) { replay_dir(document::gpu, corpus / "gpu"); }
+TEST(FuzzCorpus, Calibration) { replay_dir(document::calibration, corpus / "calibration"); }
 TEST(FuzzCorpus, TestDataThroughDetection) { replay_dir(target::detect, KVSCOPE_TEST_DATA_DIR); }
 
 TEST(FuzzCorpus, EmptyAndTinyInputs) {
@@ -61,7 +63,7 @@ TEST(FuzzCorpus, EmptyAndTinyInputs) {
     run_one(t, one, 1);
   }
   for (auto d : {document::session, document::model_config, document::vllm_bench, document::tour,
-                 document::requests_csv, document::sweep_csv}) {
+                 document::requests_csv, document::sweep_csv, document::gpu, document::calibration}) {
     run_document(d, nullptr, 0);
     const std::uint8_t one[] = {'\n'};
     run_document(d, one, 1);

@@ -5,7 +5,7 @@
 #   tests/fuzz/run_fuzz.sh [--seconds N] [--build DIR] [--cxx CLANG] [--jobs J] [TARGET...]
 #
 # TARGETs: azure burstgpt vidur mooncake native detect gen_spec policy session model_config
-# vllm_bench tour requests_csv sweep_csv (default: all).
+# vllm_bench tour requests_csv sweep_csv gpu calibration (default: all).
 # Builds all of core (CMake, into DIR/core) and the fuzz bodies with clang
 # (-fsanitize=fuzzer,address,undefined) into DIR (default build/fuzz), then runs each target for
 # N seconds (default 60) starting from
@@ -33,7 +33,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ ${#targets[@]} -gt 0 ]] ||
   targets=(azure burstgpt vidur mooncake native detect gen_spec policy session model_config vllm_bench tour
-           requests_csv sweep_csv)
+           requests_csv sweep_csv gpu calibration)
 
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer $sanitize -I"$root/core" -I"$root/tests/fuzz"

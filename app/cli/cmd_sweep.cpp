@@ -18,6 +18,8 @@
 #include "run_base.hpp"
 #include "sweep/config_apply.hpp"
 #include "sweep/sweep_file.hpp"
+#include "sweep/sweep_provenance.hpp"
+#include "sweep/sweep_run.hpp"
 #include "sweep/sweep_table.hpp"
 #include "sweep_exec.hpp"
 #include "sweep_plan_flags.hpp"
@@ -78,9 +80,13 @@ int run_sweep(const sweep_options& o) {
     return error.empty() ? exit_ok : exit_runtime_failure;
   }
 
-  sweep_file file(o.out, sweep_header(plan->columns));
+  sweep_file file(o.out, sweep_header(plan->columns),
+                  sweep_provenance_json(*base, *plan, load_checksum(*base), o.base.typed()));
   std::vector<std::size_t> todo;
   int status = exit_ok;
+  std::error_code ec;
+  // A sidecar left by an earlier sweep to this path must not vouch for the rows of this one.
+  if (!o.resume) std::filesystem::remove(sweep_provenance_path(o.out), ec);
   if (o.resume) {
     if (auto r = file.resume(*plan, *shard); !r) {
       print_error(r.error());
@@ -165,7 +171,13 @@ void add_sweep_command(CLI::App& root, int& exit_code) {
       exit_code = exit_bad_input;
       return;
     }
-    if (auto r = write_file_atomically(*out, *merged); !r) {
+    if (!merged->warning.empty()) std::fprintf(stderr, "sweep-merge: warning: %s\n", merged->warning.c_str());
+    const auto sidecar = sweep_provenance_path(*out);
+    std::error_code ec;
+    if (merged->provenance.empty()) std::filesystem::remove(sidecar, ec);  // a stale one would vouch for it
+    auto r = write_file_atomically(*out, merged->csv);
+    if (r && !merged->provenance.empty()) r = write_file_atomically(sidecar, merged->provenance);
+    if (!r) {
       print_error(r.error());
       exit_code = exit_runtime_failure;
       return;

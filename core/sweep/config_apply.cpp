@@ -10,7 +10,6 @@
 #include "util/closest_name.hpp"
 
 namespace kvscope {
-namespace {
 
 const option_spec* find_sweep_option(std::string_view name) {
   if (const auto* spec = find_option(name)) return spec;
@@ -18,6 +17,8 @@ const option_spec* find_sweep_option(std::string_view name) {
   std::replace(dashed.begin(), dashed.end(), '_', '-');
   return find_option(dashed);
 }
+
+namespace {
 
 // What an axis may name, for "did you mean": every option by flag and key, and the extra axes.
 std::vector<std::string> sweep_setting_names() {
@@ -96,8 +97,37 @@ expected<void, std::string> apply_config(run_description& run, const sweep_confi
   return {};
 }
 
+namespace {
+
+// Where column `name` is first set, for messages: "--grid" or "FILE:LINE".
+const std::string& first_origin(const sweep_plan& plan, const std::string& name) {
+  for (std::size_t i = 0; i < plan.configs.size(); ++i) {
+    if (find_setting(plan.configs[i], name)) return plan.origins[i];
+  }
+  return plan.origins.front();
+}
+
+// Two columns that set one option (q8_threshold and q8-threshold): one would silently override
+// the other in a config, and the CSV would show both.
+expected<void, std::string> check_spellings(const sweep_plan& plan) {
+  for (std::size_t b = 0; b < plan.columns.size(); ++b) {
+    const auto* spec = find_sweep_option(plan.columns[b]);
+    if (!spec) continue;
+    for (std::size_t a = 0; a < b; ++a) {
+      if (find_sweep_option(plan.columns[a]) != spec) continue;
+      return unexpected{first_origin(plan, plan.columns[b]) + ": '" + plan.columns[a] + "' (" +
+                        first_origin(plan, plan.columns[a]) + ") and '" + plan.columns[b] +
+                        "' name the same option --" + std::string(spec->flag) + ": spell it one way"};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 expected<std::vector<std::string>, std::string> check_plan(const run_description& base, const sweep_plan& plan,
                                                            bool invalid_ok) {
+  if (auto spelled = check_spellings(plan); !spelled) return unexpected{spelled.error()};
   std::vector<std::string> reasons(plan.configs.size());
   for (std::size_t i = 0; i < plan.configs.size(); ++i) {
     const std::string who = plan.origins[i] + ": config " + std::to_string(i) + " (" + describe(plan.configs[i]) + "): ";

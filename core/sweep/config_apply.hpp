@@ -14,6 +14,12 @@
 
 namespace kvscope {
 
+struct option_spec;
+
+// The option a setting's name sets (its flag or key, '_' standing for '-'); nullptr for preset,
+// policy, rate_scale and unknown names.
+const option_spec* find_sweep_option(std::string_view name);
+
 // True when `name` sets (part of) the policy, which a policy config file holds: preset, policy
 // and the policy's fields (the options without a session key of their own).
 bool is_policy_setting(std::string_view name);
@@ -22,7 +28,8 @@ bool is_policy_setting(std::string_view name);
 // expected a number in [0, 1], got '1.5'".
 expected<void, std::string> apply_config(run_description& run, const sweep_config& config);
 
-// Checks every config of `plan` over `base` before anything runs: names, values and validate()
+// Checks every config of `plan` over `base` before anything runs: one spelling per option
+// (q8_threshold and q8-threshold in one plan are refused, naming both), names, values and validate()
 // of the options that result. The first problem is named with its origin: "--grid: config 3
 // (q8_threshold=0.9 q4_threshold=0.8): invalid kv-cache policy configuration: ...". With
 // `invalid_ok`, a config whose values are each fine but which validate() refuses as a whole

@@ -54,14 +54,17 @@ load_facts read_load_facts(const run_description& run) {
     ++facts.requests;
     facts.last_arrival_s = r.arrival_s;
   }
+  facts.checksum = load_checksum(run);
+  return facts;
+}
+
+std::string load_checksum(const run_description& run) {
   if (run.load_spec.rfind("gen:", 0) == 0) {
     const auto spec = parse_generator_spec(run.load_spec);
-    facts.checksum = "sha256:" + sha256_hex(spec ? to_string(*spec) : run.load_spec);
-  } else {
-    auto digest = sha256_file(run.load_spec);
-    facts.checksum = digest ? "sha256:" + *digest : "";
+    return "sha256:" + sha256_hex(spec ? to_string(*spec) : run.load_spec);
   }
-  return facts;
+  auto digest = sha256_file(run.load_spec);
+  return digest ? "sha256:" + *digest : "";
 }
 
 capacity_probe probe_capacity(const run_description& run, std::uint64_t requests, double rate_factor,

@@ -46,6 +46,9 @@ struct load_facts {
 
 // Reads the load once (arrivals unscaled). Throws load_error.
 load_facts read_load_facts(const run_description& run);
+// "sha256:<hex>" of the run's trace file's bytes, or of its "gen:" spec's canonical spelling
+// (so two spellings of one generated load are one load); "" when the file cannot be read.
+std::string load_checksum(const run_description& run);
 
 // Runs `run` with its arrivals at `rate_factor` times their rate and checks its SLO attainment
 // against `target`. Stops as soon as so many of the load's `requests` missed their SLOs that

@@ -113,6 +113,13 @@ TEST(CliSweep, BadAxesAreRefusedBeforeAnyRun) {
                    "q8_threshold=0.5:0.9:0", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("axis 'q8_threshold'"), std::string::npos) << r.err;
+  // One option under two spellings: one would override the other while the CSV showed both.
+  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+                   "q8_threshold=0.6,0.8 q8-threshold=0.7", "--out", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'q8_threshold' (--grid) and 'q8-threshold' name the same option --q8-threshold"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
   // A combination the policy refuses: exit 2, or a row with empty metrics with --skip-invalid.
   r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
@@ -139,6 +146,7 @@ TEST(CliSweep, ResumeRunsOnlyWhatIsMissing) {
   const auto lines = lines_of(read_text(full));
   // Rows 0, 1, 2 and 5 kept, as an interrupted run with two jobs may leave them.
   write_text(part, lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n" + lines[3] + "\n" + lines[6] + "\n");
+  write_text(part + ".provenance.json", read_text(full + ".provenance.json"));
   auto r = run_process(sweep_args(part, {"--resume"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("4 configs run"), std::string::npos) << r.err;
@@ -148,6 +156,71 @@ TEST(CliSweep, ResumeRunsOnlyWhatIsMissing) {
                    "q8_threshold=0.6,0.9 ewma_alpha=0.1,0.5 hysteresis=0.02,0.08", "--out", part, "--resume"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not the same sweep"), std::string::npos) << r.err;
+}
+
+// What a sweep file was made from goes beside it; rows of another load, base or kvscope are
+// never resumed or merged into it.
+TEST(CliSweep, ResumeAndMergeRefuseAnotherLoadOrBase) {
+  temp_dir dir;
+  const auto out = dir.file("s.csv");
+  const auto small = [&](const std::string& file, std::vector<std::string> more) {
+    std::vector<std::string> a{cli_path(), "sweep", "--load", load, "--model", "tiny", "--grid",
+                               "q8_threshold=0.6,0.8", "--out", file};
+    a.insert(a.end(), more.begin(), more.end());
+    return run_process(a);
+  };
+  auto r = small(out, {"--budget", "16MiB"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto bytes = read_text(out);
+  const auto sidecar = nlohmann::json::parse(read_text(out + ".provenance.json"));
+  EXPECT_EQ(sidecar["load"]["spec"], load);
+  EXPECT_TRUE(sidecar["load"]["checksum"].get<std::string>().starts_with("sha256:"));
+  EXPECT_EQ(sidecar["base"]["budget"], "16MiB");
+  EXPECT_FALSE(sidecar["base"].contains("q8-threshold"));  // swept: its base value never ran
+  EXPECT_EQ(sidecar["options_typed"], nlohmann::json::array({"--model tiny", "--budget 16MiB"}));
+  // The same base typed another way resumes (nothing left to run).
+  r = small(out, {"--budget", "16777216", "--resume"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = small(out, {"--budget", "1GiB", "--resume"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("s.csv: --resume: made from another run: budget: the file made with 16MiB, this sweep with "
+                       "1GiB"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_text(out), bytes);
+  r = run_process({cli_path(), "sweep", "--load", load + "0", "--model", "tiny", "--budget", "16MiB", "--grid",
+                   "q8_threshold=0.6,0.8", "--out", out, "--resume"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("load: the file made with " + load + " (sha256:"), std::string::npos) << r.err;
+  // A file of a kvscope before sidecars: refused, with what to do.
+  std::filesystem::remove(out + ".provenance.json");
+  r = small(out, {"--budget", "16MiB", "--resume"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run without --resume to start again"), std::string::npos) << r.err;
+  r = small(out, {"--budget", "16MiB"});  // afresh, without --resume: rows and sidecar anew
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text(out), bytes);
+  // A metric cell changed by hand: refused at its line and column.
+  const auto lines = lines_of(bytes);
+  write_text(out, lines[0] + "\n" + lines[1] + "\n" + "1,0.8,x" + lines[2].substr(lines[2].find(',', 6)) + "\n");
+  r = small(out, {"--budget", "16MiB", "--resume"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("s.csv:3:7: --resume: column 'budget_bytes': 'x' is not a number"), std::string::npos) << r.err;
+  // Shards of different base options or loads are not merged.
+  ASSERT_EQ(small(dir.file("a.csv"), {"--budget", "16MiB", "--shard", "0/2"}).exit_code, 0);
+  ASSERT_EQ(small(dir.file("b.csv"), {"--budget", "1GiB", "--shard", "1/2"}).exit_code, 0);
+  r = run_process({cli_path(), "sweep-merge", dir.file("a.csv"), dir.file("b.csv"), "--out", dir.file("m.csv")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("b.csv: not the same sweep as " + dir.file("a.csv") + ": budget: " + dir.file("a.csv") +
+                       " made with 16MiB, " + dir.file("b.csv") + " with 1GiB"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("m.csv")));
+  ASSERT_EQ(small(dir.file("b.csv"), {"--budget", "16MiB", "--shard", "1/2"}).exit_code, 0);
+  r = run_process({cli_path(), "sweep-merge", dir.file("a.csv"), dir.file("b.csv"), "--out", dir.file("m.csv")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text(dir.file("m.csv")), bytes);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("m.csv") + ".provenance.json"));
 }
 
 // Ctrl-C: the run stops, the file holds the rows done so far (a valid sweep CSV), and --resume

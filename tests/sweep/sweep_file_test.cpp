@@ -2,9 +2,13 @@
 
 #include <fstream>
 
+#include "engine_test_support.hpp"
 #include "sweep/sweep_file.hpp"
+#include "sweep/sweep_provenance.hpp"
 #include "sweep/sweep_table.hpp"
 #include "temp_dir.hpp"
+#include "util/atomic_write.hpp"
+#include "util/text_file.hpp"
 
 namespace kvscope {
 namespace {
@@ -84,12 +88,132 @@ TEST(SweepFile, ShardsMergeIntoTheOneProcessFile) {
   for (std::size_t i = 0; i < plan.configs.size(); ++i) whole.add(i, row(i, plan, static_cast<double>(i)));
   auto merged = merge_sweep_files({shards[2], shards[0], shards[1]});
   ASSERT_TRUE(merged) << merged.error();
-  EXPECT_EQ(*merged, whole.text());
+  EXPECT_EQ(merged->csv, whole.text());
   auto missing = merge_sweep_files({shards[0], shards[2]});
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error(), "config 1 is in none of the files (a shard missing or unfinished?)");
   // The same shard twice is harmless.
   EXPECT_TRUE(merge_sweep_files({shards[0], shards[1], shards[2], shards[1]}));
+}
+
+// The sidecar of a sweep of `plan` over the tiny model at `budget` bytes on a generated load.
+std::string provenance(const sweep_plan& plan, std::uint64_t budget, std::string_view checksum = "sha256:0a1b") {
+  run_description base;
+  base.load_spec = "gen:count=10";
+  base.options = test::tiny_options(budget, payload_mode::accounting);
+  return sweep_provenance_json(base, plan, checksum, {});
+}
+
+// Writes configs `indices` of `plan` to `path` as a sweep with sidecar `sidecar` would.
+void write_rows(const std::filesystem::path& path, const sweep_plan& plan, const std::string& sidecar,
+                std::initializer_list<std::size_t> indices) {
+  sweep_file file(path, sweep_header(plan.columns), sidecar);
+  for (auto i : indices) file.add(i, row(i, plan, static_cast<double>(i)));
+  ASSERT_TRUE(file.write());
+}
+
+TEST(SweepFile, ResumeRefusesRowsOfAnotherLoadOrBase) {
+  test::temp_dir dir;
+  const auto plan = two_axes();
+  const auto path = dir.file("s.csv");
+  write_rows(path, plan, provenance(plan, 16ull << 20), {0, 2});
+  EXPECT_EQ(*read_text_file(sweep_provenance_path(path)), provenance(plan, 16ull << 20));
+  sweep_file same(path, sweep_header(plan.columns), provenance(plan, 16ull << 20));
+  ASSERT_TRUE(same.resume(plan, {}));
+  EXPECT_EQ(same.size(), 2u);
+  sweep_file bigger(path, sweep_header(plan.columns), provenance(plan, 1ull << 30));
+  auto r = bigger.resume(plan, {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), path + ": --resume: made from another run: budget: the file made with 16MiB, this "
+                                       "sweep with 1GiB (run without --resume to start again, or use another --out)");
+  EXPECT_EQ(bigger.size(), 0u);
+  sweep_file other_load(path, sweep_header(plan.columns), provenance(plan, 16ull << 20, "sha256:ffff"));
+  r = other_load.resume(plan, {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("load: the file made with gen:count=10 (sha256:0a1b), this sweep with gen:count=10 "
+                           "(sha256:ffff)"),
+            std::string::npos)
+      << r.error();
+  // Another kvscope's file.
+  auto text = *read_text_file(sweep_provenance_path(path));
+  text.replace(text.find("\"kvscope_version\": \"") + 20, 0, "0.0-other+");
+  ASSERT_TRUE(write_file_atomically(sweep_provenance_path(path), text));
+  r = same.resume(plan, {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("kvscope version: the file made with 0.0-other+"), std::string::npos) << r.error();
+}
+
+TEST(SweepFile, ResumeRefusesAFileWithoutProvenance) {
+  test::temp_dir dir;
+  const auto plan = two_axes();
+  const auto path = dir.file("old.csv");
+  write_rows(path, plan, "", {0});  // as a kvscope before sidecars wrote it
+  ASSERT_FALSE(std::filesystem::exists(sweep_provenance_path(path)));
+  sweep_file file(path, sweep_header(plan.columns), provenance(plan, 16ull << 20));
+  auto r = file.resume(plan, {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), path + ": --resume: no old.csv.provenance.json beside it (written by a kvscope before "
+                                       "sweeps recorded their load and options, or not by sweep): its rows cannot "
+                                       "be checked against this sweep; run without --resume to start again");
+}
+
+TEST(SweepFile, ResumeRefusesAMetricCellThatIsNotANumber) {
+  test::temp_dir dir;
+  const auto plan = two_axes();
+  const auto path = dir.file("s.csv");
+  const std::string header = sweep_header(plan.columns);
+  // Column 'budget_bytes' is the first metric: cell 3, after "1,1,y," (7 characters).
+  std::string bad = row(1, plan, 1);
+  bad.replace(6, bad.find(',', 6) - 6, "abc");
+  ASSERT_TRUE(bad.starts_with("1,1,y,abc,")) << bad;
+  ASSERT_TRUE(write_file_atomically(path, header + row(0, plan, 0) + bad));
+  sweep_file file(path, header);
+  auto r = file.resume(plan, {});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), path + ":3:7: --resume: column 'budget_bytes': 'abc' is not a number (kvscope writes "
+                                       "a number or 'nan' there: the row was changed since); delete the line to run "
+                                       "config 1 again, or run without --resume");
+  // 'nan' is what an unmeasured metric is written as; an empty row is a config that cannot run.
+  std::string unmeasured = row(1, plan, 1);
+  unmeasured.replace(6, unmeasured.find(',', 6) - 6, "nan");
+  ASSERT_TRUE(write_file_atomically(path, header + unmeasured));
+  EXPECT_TRUE(sweep_file(path, header).resume(plan, {}));
+  ASSERT_TRUE(write_file_atomically(path, header + sweep_invalid_row(1, plan.columns, plan.configs[1])));
+  EXPECT_FALSE(sweep_file(path, header).resume(plan, {}));  // config 1 can run: its metrics were deleted
+  auto skipping = plan;
+  skipping.invalid = {"", "cannot run", "", ""};
+  EXPECT_TRUE(sweep_file(path, header).resume(skipping, {}));
+}
+
+TEST(SweepFile, MergeRefusesShardsOfAnotherLoadOrBase) {
+  test::temp_dir dir;
+  const auto plan = two_axes();
+  const auto a = dir.file("a.csv"), b = dir.file("b.csv"), old = dir.file("old.csv");
+  write_rows(a, plan, provenance(plan, 16ull << 20), {0, 2});
+  write_rows(b, plan, provenance(plan, 1ull << 30), {1, 3});
+  auto r = merge_sweep_files({a, b});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), b + ": not the same sweep as " + a + ": budget: " + a +
+                           " made with 16MiB, " + b + " with 1GiB");
+  write_rows(b, plan, provenance(plan, 16ull << 20), {1, 3});
+  auto merged = merge_sweep_files({a, b});
+  ASSERT_TRUE(merged) << merged.error();
+  EXPECT_EQ(merged->provenance, provenance(plan, 16ull << 20));
+  EXPECT_EQ(merged->warning, "");
+  // A shard without a sidecar among shards with one: refused, naming both.
+  write_rows(old, plan, "", {1, 3});
+  r = merge_sweep_files({a, old});
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().starts_with(old + ": no " + old + ".provenance.json beside it, but " +
+                                    a + " has one"))
+      << r.error();
+  // Files none of which has one (an older kvscope's shards) merge, with a warning.
+  const auto old0 = dir.file("old0.csv");
+  write_rows(old0, plan, "", {0, 2});
+  merged = merge_sweep_files({old0, old});
+  ASSERT_TRUE(merged) << merged.error();
+  EXPECT_EQ(merged->provenance, "");
+  EXPECT_NE(merged->warning.find("is not checked"), std::string::npos) << merged->warning;
 }
 
 TEST(SweepFile, ShardSpelling) {

@@ -108,5 +108,27 @@ TEST(SweepSpace, CheckPlanRefusesBeforeAnyRun) {
   EXPECT_FALSE(check("q8_threshold=x", true));
 }
 
+// One option under two spellings would run with the last one's value while the CSV shows both.
+TEST(SweepSpace, OneOptionUnderTwoSpellingsIsRefused) {
+  run_description base;
+  base.options = test::tiny_options(8ull << 20, payload_mode::accounting);
+  auto twice = check_plan(base, grid("q8_threshold=0.6 q8-threshold=0.7"));
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error(),
+            "--grid: 'q8_threshold' (--grid) and 'q8-threshold' name the same option --q8-threshold: spell it one way");
+  // By its flag and by its session key, too.
+  EXPECT_FALSE(check_plan(base, grid("max_num_seqs=4 max-num-seqs=8")));
+  EXPECT_FALSE(check_plan(base, grid("budget=8MiB budget_bytes=16MiB")));
+  // In a configs file, across lines: named with both lines.
+  auto lines = parse_config_lines("q8_threshold=0.6\n# a comment\nq8-threshold=0.7\n", "c.txt");
+  ASSERT_TRUE(lines) << lines.error();
+  auto across = check_plan(base, *lines);
+  ASSERT_FALSE(across);
+  EXPECT_EQ(across.error(),
+            "c.txt:3: 'q8_threshold' (c.txt:1) and 'q8-threshold' name the same option --q8-threshold: spell it one way");
+  // Different options that look alike are fine.
+  EXPECT_TRUE(check_plan(base, grid("q8_threshold=0.6 q4_threshold=0.97")));
+}
+
 }  // namespace
 }  // namespace kvscope

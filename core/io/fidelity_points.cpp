@@ -1,5 +1,6 @@
 #include "io/fidelity_points.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>

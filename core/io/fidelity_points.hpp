@@ -6,6 +6,7 @@
 // first; errors name the file, the line and the column ("points.csv:7: field 'tp': ...").
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>

@@ -28,5 +28,6 @@ void add_man_command(CLI::App& root, int& exit_code);
 void add_sweep_command(CLI::App& root, int& exit_code);  // sweep and sweep-merge
 void add_pareto_command(CLI::App& root, int& exit_code);
 void add_tune_command(CLI::App& root, int& exit_code);
+void add_fidelity_command(CLI::App& root, int& exit_code);  // check-fidelity
 
 }  // namespace kvscope::cli

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   add_simulate_command(app, exit_code);
   add_replay_command(app, exit_code);
   add_vllm_bench_commands(app, exit_code);
+  add_fidelity_command(app, exit_code);
   add_sweep_command(app, exit_code);
   add_pareto_command(app, exit_code);
   add_tune_command(app, exit_code);

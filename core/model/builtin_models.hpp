@@ -9,7 +9,7 @@
 
 namespace kvscope {
 
-// tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-32b, mistral-7b.
+// tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-14b, qwen3-32b, mistral-7b.
 std::span<const std::string_view> builtin_model_names() noexcept;
 
 // The built-in called exactly `name`; an error listing the names otherwise.

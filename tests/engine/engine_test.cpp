@@ -194,7 +194,7 @@ TEST(Engine, AnOverloadedQueueStopsAtItsBoundAndSaysHowOverloaded) {
 TEST(Engine, InvalidOptionsAreRefusedWithAReason) {
   auto o = tiny_options(8ull << 20, payload_mode::accounting);
   o.model = "gpt-9";
-  EXPECT_EQ(validate(o), "--model: unknown model 'gpt-9' (built-in: tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-32b, "
+  EXPECT_EQ(validate(o), "--model: unknown model 'gpt-9' (built-in: tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-14b, qwen3-32b, "
             "mistral-7b; or a config.json path ending in .json)");
   o = tiny_options(100, payload_mode::accounting);
   EXPECT_TRUE(validate(o).has_value());

@@ -77,7 +77,7 @@ TEST(Session, BadFilesNameTheField) {
   bad.replace(bad.find("\"tiny\""), 6, "\"huge\"");
   EXPECT_EQ(session_from_json(bad, "f").error(),
             "f: field 'options.model': unknown model 'huge' (built-in: tiny, llama3-8b, llama3-70b, "
-            "qwen3-8b, qwen3-32b, mistral-7b; or a config.json path ending in .json)");
+            "qwen3-8b, qwen3-14b, qwen3-32b, mistral-7b; or a config.json path ending in .json)");
   bad = text;
   bad.replace(bad.find("\"speed\""), 7, "\"warp\"");
   EXPECT_EQ(session_from_json(bad, "f").error(), "f: field 'commands[2].type': unknown command 'warp'");

@@ -11,7 +11,8 @@ TEST(ModelShape, Presets) {
   EXPECT_EQ(find_model_shape("qwen3-8b"), (model_shape{36, 8, 128}));
   EXPECT_EQ(find_model_shape("llama3-70b"), (model_shape{80, 8, 128}));
   EXPECT_FALSE(find_model_shape("gpt-5").has_value());
-  ASSERT_EQ(model_presets().size(), 6u);
+  EXPECT_EQ(find_model_shape("qwen3-14b"), (model_shape{40, 8, 128}));
+  ASSERT_EQ(model_presets().size(), 7u);
   EXPECT_EQ(model_presets()[0].name, "tiny");
   // llama3-8b: 16 tokens x 32 layers x 8 heads x 128 x 2 (K, V) x 2 B = 2 MiB per fp16 block.
   EXPECT_EQ(16 * find_model_shape("llama3-8b")->values_per_token() * 2, 2u << 20);

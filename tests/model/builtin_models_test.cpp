@@ -18,13 +18,14 @@ model_config builtin(std::string_view name) {
 
 TEST(BuiltinModels, NamesInOrder) {
   const auto names = builtin_model_names();
-  ASSERT_EQ(names.size(), 6u);
+  ASSERT_EQ(names.size(), 7u);
   EXPECT_EQ(names[0], "tiny");
   EXPECT_EQ(names[1], "llama3-8b");
   EXPECT_EQ(names[2], "llama3-70b");
   EXPECT_EQ(names[3], "qwen3-8b");
-  EXPECT_EQ(names[4], "qwen3-32b");
-  EXPECT_EQ(names[5], "mistral-7b");
+  EXPECT_EQ(names[4], "qwen3-14b");
+  EXPECT_EQ(names[5], "qwen3-32b");
+  EXPECT_EQ(names[6], "mistral-7b");
   for (const auto name : names) EXPECT_EQ(builtin(name).name, name);
 }
 
@@ -41,6 +42,7 @@ TEST(BuiltinModels, ParameterCountsMatchPublishedSizes) {
       {"llama3-8b", 8'030'261'248, 8.03, 0.005},     // meta-llama/Llama-3.1-8B: 8.03B
       {"llama3-70b", 70'553'706'496, 70.55, 0.005},  // meta-llama/Llama-3.1-70B: 70.55B
       {"qwen3-8b", 8'190'735'360, 8.19, 0.005},      // Qwen/Qwen3-8B: 8.2B, 8.19B on the hub
+      {"qwen3-14b", 14'768'307'200, 14.8, 0.05},     // Qwen/Qwen3-14B: 14.8B
       {"qwen3-32b", 32'762'123'264, 32.8, 0.05},     // Qwen/Qwen3-32B: 32.8B
       {"mistral-7b", 7'248'023'552, 7.25, 0.005},    // mistralai/Mistral-7B-v0.3: 7.25B
       {"tiny", 9'643'264, 0.0096, 0.00005},          // synthetic
@@ -57,6 +59,7 @@ TEST(BuiltinModels, ParameterCountsMatchPublishedSizes) {
 
 TEST(BuiltinModels, QwenHasQkNormLlamaAndMistralDoNot) {
   EXPECT_TRUE(builtin("qwen3-8b").qk_norm);
+  EXPECT_TRUE(builtin("qwen3-14b").qk_norm);
   EXPECT_TRUE(builtin("qwen3-32b").qk_norm);
   EXPECT_FALSE(builtin("llama3-8b").qk_norm);
   EXPECT_FALSE(builtin("mistral-7b").qk_norm);
@@ -164,7 +167,7 @@ TEST(BuiltinModels, ResolveTakesANameOrAJsonPath) {
   const auto unknown = resolve_model("gpt-5");
   ASSERT_FALSE(unknown.has_value());
   EXPECT_EQ(unknown.error(),
-            "unknown model 'gpt-5' (built-in: tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-32b, "
+            "unknown model 'gpt-5' (built-in: tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-14b, qwen3-32b, "
             "mistral-7b; or a config.json path ending in .json)");
   const auto absent = resolve_model(dir.file("absent.json"));
   ASSERT_FALSE(absent.has_value());

@@ -1,0 +1,113 @@
+#include "sweep/fidelity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <utility>
+
+#include "io/bench_table.hpp"
+#include "policy/policy_config.hpp"
+#include "run/run_service.hpp"
+
+namespace kvscope {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+fidelity_values predicted_figures(const bench_figures& f) {
+  fidelity_values v{};
+  v.fill(nan);
+  const auto set = [&](fidelity_figure which, double x) { v[static_cast<std::size_t>(which)] = x; };
+  set(fidelity_figure::request_throughput, f.request_throughput);
+  set(fidelity_figure::output_throughput, f.output_throughput);
+  set(fidelity_figure::ttft_mean, f.ttft[0]);
+  set(fidelity_figure::ttft_p50, f.ttft[1]);
+  set(fidelity_figure::tpot_mean, f.tpot[0]);
+  set(fidelity_figure::tpot_p50, f.tpot[1]);
+  set(fidelity_figure::itl_mean, f.itl[0]);
+  set(fidelity_figure::itl_p50, f.itl[1]);
+  set(fidelity_figure::e2e_mean, f.e2el[0]);
+  set(fidelity_figure::e2e_p50, f.e2el[1]);
+  return v;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return nan;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+fidelity_median median_of(std::string kind, std::string group, std::span<const fidelity_check> checks,
+                          const std::function<bool(const fidelity_point&)>& in_group) {
+  fidelity_median m;
+  m.kind = std::move(kind);
+  m.group = std::move(group);
+  for (std::size_t i = 0; i < fidelity_figure_count; ++i) {
+    std::vector<double> errors;
+    for (const auto& c : checks) {
+      if (in_group(*c.point) && std::isfinite(c.error[i])) errors.push_back(c.error[i]);
+    }
+    m.points[i] = errors.size();
+    m.median_error[i] = median(errors);
+    for (auto& e : errors) e = std::abs(e);
+    m.median_abs_error[i] = median(std::move(errors));
+  }
+  return m;
+}
+
+}  // namespace
+
+engine_options fidelity_options(const fidelity_point& p, const std::optional<calibration>& c) {
+  engine_options o;
+  o.payload = payload_mode::accounting;
+  o.budget_bytes = 0;  // auto: as vLLM sizes it from gpu_memory_utilization
+  o.policy = *policy_preset("fp16_only");  // vLLM keeps its KV cache at the model's precision
+  for (const auto& [spec, value] : p.options) spec->set(o, value);
+  if (c && c->gpu == o.gpu) {
+    o.compute_efficiency = c->compute_efficiency;
+    o.memory_efficiency = c->memory_efficiency;
+    o.step_overhead_s = c->step_overhead_s;
+    o.sequence_overhead_s = c->sequence_overhead_s;
+  }
+  return o;
+}
+
+fidelity_check check_fidelity_point(const fidelity_point& p, const std::optional<calibration>& c) {
+  fidelity_check check;
+  check.point = &p;
+  const auto options = fidelity_options(p, c);
+  check.calibrated = c && c->gpu == options.gpu;
+  const auto result = run_to_end(options, make_vllm_bench_load(p.requests));
+  check.finished = result.summary.requests_finished;
+  check.rejected = result.summary.requests_rejected;
+  if (result.final_engine && !result.final_engine->rejected().empty()) {
+    check.first_rejection = result.final_engine->rejected().front().reason;
+  }
+  const auto all = predicted_figures(figures_of(result.summary, p.requests.max_concurrency, p.requests.request_rate));
+  for (std::size_t i = 0; i < fidelity_figure_count; ++i) {
+    const double measured = p.measured[i];
+    check.predicted[i] = std::isfinite(measured) ? all[i] : nan;
+    check.error[i] = std::isfinite(measured) ? (all[i] - measured) / measured : nan;
+  }
+  return check;
+}
+
+std::vector<fidelity_median> fidelity_medians(std::span<const fidelity_check> checks) {
+  std::vector<fidelity_median> out;
+  out.push_back(median_of("all", "all", checks, [](const fidelity_point&) { return true; }));
+  for (const auto& [kind, field] : {std::pair{"gpu", &fidelity_point::gpu}, std::pair{"source", &fidelity_point::source}}) {
+    const auto member = field;  // a structured binding cannot be captured before C++20's fix
+    std::vector<std::string> seen;
+    for (const auto& c : checks) {
+      const auto& key = (*c.point).*member;
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+      seen.push_back(key);
+      out.push_back(median_of(kind, key, checks, [&](const fidelity_point& p) { return p.*member == key; }));
+    }
+  }
+  return out;
+}
+
+}  // namespace kvscope

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "load/load_error.hpp"
+#include "util/quote_text.hpp"
 
 namespace kvscope::json_util {
 

@@ -9,6 +9,7 @@
 #include "load/load_error.hpp"
 #include "load/mooncake_reader.hpp"
 #include "load/native_format.hpp"
+#include "util/quote_text.hpp"
 
 namespace kvscope {
 namespace {

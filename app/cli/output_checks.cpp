@@ -24,9 +24,10 @@ std::string quoted(const named_path& p) { return p.option + " " + p.path; }
 }  // namespace
 
 CLI::Validator output_file_name() {
-  return CLI::Validator(
-      [](const std::string& name) { return name.empty() ? std::string("an empty file name names no file") : std::string(); },
-      "");
+  const auto check = [](const std::string& name) {
+    return name.empty() ? std::string("an empty file name names no file") : std::string();
+  };
+  return CLI::Validator(check, "");
 }
 
 std::optional<std::string> check_outputs(const std::vector<named_path>& outputs,

@@ -48,7 +48,8 @@ std::optional<std::string> apply_family_key(policy_config& c, std::string_view k
     if (!text) return quote_for_message(key) + " must be a string, got " + std::string(type_name);
     const auto family = parse_policy_family(*text);
     if (!family) {
-      return quote_for_message(key) + ": unknown family " + quote_for_message(*text) + " (expected ewma, static, age or sinks_recent)";
+      return quote_for_message(key) + ": unknown family " + quote_for_message(*text) +
+             " (expected ewma, static, age or sinks_recent)";
     }
     c.family = *family;
     return std::nullopt;
@@ -60,7 +61,10 @@ std::optional<std::string> apply_family_key(policy_config& c, std::string_view k
     }
     if (!text) return quote_for_message(key) + " must be a level tag string, got " + std::string(type_name);
     const auto level = parse_precision(*text);
-    if (!level) return quote_for_message(key) + ": unknown level " + quote_for_message(*text) + " (expected fp16, q8, fp8 or q4)";
+    if (!level) {
+      return quote_for_message(key) + ": unknown level " + quote_for_message(*text) +
+             " (expected fp16, q8, fp8 or q4)";
+    }
     c.fixed_level = *level;
     return std::nullopt;
   }

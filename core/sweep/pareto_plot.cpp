@@ -33,7 +33,9 @@ std::string escaped(const std::string& text) {
 struct scale {
   long double lo = 0, hi = 1, step = 0.2;
   double pixel_lo = 0, pixel_hi = 1;
-  double at(long double v) const { return static_cast<double>(pixel_lo + (v - lo) / (hi - lo) * (pixel_hi - pixel_lo)); }
+  double at(long double v) const {
+    return static_cast<double>(pixel_lo + (v - lo) / (hi - lo) * (pixel_hi - pixel_lo));
+  }
 };
 
 // A range widened to round ticks: steps of 1, 2 or 5 × 10^k, about five of them.

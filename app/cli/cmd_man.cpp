@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "kvscope_version.hpp"
 #include "man_page.hpp"
+#include "output_checks.hpp"
 #include "util/atomic_write.hpp"
 
 namespace kvscope::cli {
@@ -72,7 +73,7 @@ void add_man_command(CLI::App& root, int& exit_code) {
   cmd->add_option("what", o->what, "cli, completion or gui")
       ->required()
       ->check(CLI::IsMember({"cli", "completion", "gui"}));
-  cmd->add_option("--out", o->out, "Output file, written atomically")->required();
+  cmd->add_option("--out", o->out, "Output file, written atomically")->check(output_file_name())->required();
   cmd->callback([&root, o, &exit_code] {
     std::string text;
     if (o->what == "gui") {

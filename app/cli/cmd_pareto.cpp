@@ -196,7 +196,7 @@ void add_pareto_command(CLI::App& root, int& exit_code) {
                   "Comma-separated max:METRIC or min:METRIC (a bare metric takes the metric table's better-when)")
       ->required();
   cmd->add_flag("--json", o->json, "Print the front as a JSON array of rows (every column)");
-  cmd->add_option("--plot", o->plot_path, "Draw the first two objectives, front highlighted, as SVG");
+  cmd->add_option("--plot", o->plot_path, "Draw the first two objectives, front highlighted, as SVG")->check(output_file_name());
   cmd->callback([o, &exit_code] { exit_code = run_pareto(*o); });
 }
 

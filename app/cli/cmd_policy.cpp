@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "commands.hpp"
 #include "io/policy_file.hpp"
 #include "policy/policy_controller.hpp"
+#include "util/quote_text.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -54,6 +56,11 @@ int run_policy(const policy_options& opt) {
   std::istream* in = &std::cin;
   std::string source = "<stdin>";
   if (!opt.input_path.empty() && opt.input_path != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(opt.input_path, ec)) {
+      print_error(opt.input_path + ": is a directory, not a file");
+      return exit_bad_input;
+    }
     file.open(opt.input_path);
     if (!file) {
       print_error(opt.input_path + ": cannot open file");
@@ -73,13 +80,13 @@ int run_policy(const policy_options& opt) {
     const auto [end, ec] = fast_float::from_chars(text.data(), text.data() + text.size(), pressure);
     if (ec != std::errc{} || end != text.data() + text.size()) {
       std::fflush(stdout);
-      std::cerr << source << ":" << line_no << ": not a number: '" << text << "'\n";
+      std::cerr << source << ":" << line_no << ": not a number: " << quote_for_message(text) << "\n";
       return exit_bad_input;
     }
     const auto level = controller.observe(pressure);
     if (!level) {
       std::fflush(stdout);
-      std::cerr << source << ":" << line_no << ": pressure is not finite: '" << text << "'\n";
+      std::cerr << source << ":" << line_no << ": pressure is not finite: " << quote_for_message(text) << "\n";
       return exit_bad_input;
     }
     std::printf("%s %.12f\n", std::string(tag(*level)).c_str(), controller.ewma());

@@ -60,7 +60,7 @@ void add_record_command(CLI::App& root, int& exit_code) {
       "Record a load (generated or a trace) to kvscope's native JSONL format, written atomically; "
       "replaying the file gives the same requests.");
   add_load_options(*cmd, opt->load);
-  cmd->add_option("--out", opt->out, "Output file (.jsonl)")->required();
+  cmd->add_option("--out", opt->out, "Output file (.jsonl)")->check(output_file_name())->required();
   cmd->callback([opt, &exit_code] { exit_code = run_record(*opt); });
 }
 

@@ -56,15 +56,15 @@ std::vector<named_path> outputs_of(const output_options& o) {
 void add_output_options(CLI::App& cmd, output_options& o) {
   cmd.add_option("--threads", o.threads, "Worker threads for quantization and migration (default: all cores)")
       ->check(CLI::Range(1, 1024));
-  cmd.add_option("--metrics", o.metrics_path, "Write per-step metrics as CSV (atomically)");
+  cmd.add_option("--metrics", o.metrics_path, "Write per-step metrics as CSV (atomically)")->check(output_file_name());
   cmd.add_option("--metrics-every", o.metrics_every, "Write every K-th step to --metrics")
       ->check(CLI::Range(1u, 1u << 30))
       ->default_val(1);
   cmd.add_option("--summary-json", o.summary_json_path,
-                 "Write the summary as JSON to FILE ('-' for stdout, replacing the text summary)");
+                 "Write the summary as JSON to FILE ('-' for stdout, replacing the text summary)")->check(output_file_name());
   cmd.add_option("--requests", o.requests_path,
                  "Write one CSV row per request (arrival, first token, finish, TTFT, TPOT, e2e, "
-                 "outcome or rejection reason), atomically");
+                 "outcome or rejection reason), atomically")->check(output_file_name());
   cmd.add_flag("--quiet", o.quiet, "No text summary on stdout");
 }
 
@@ -215,7 +215,7 @@ void add_simulate_command(CLI::App& root, int& exit_code) {
   auto* cmd = root.add_subcommand(
       "simulate", "Run the paged KV cache, scheduler and policy on a load and print a summary");
   o->base.add_to(*cmd, in_simulate);
-  cmd->add_option("--session", o->session_path, "Also write a session file that `replay` re-runs");
+  cmd->add_option("--session", o->session_path, "Also write a session file that `replay` re-runs")->check(output_file_name());
   add_output_options(*cmd, o->out);
   cmd->callback([o, &exit_code] { exit_code = run_simulate(*o); });
 }

@@ -140,7 +140,7 @@ void add_sweep_command(CLI::App& root, int& exit_code) {
       "order: the config's values and every summary metric. Same bytes whatever --jobs, MPI ranks or shards.");
   o->base.add_to(*cmd, in_simulate);
   o->space.add_to(*cmd);
-  cmd->add_option("--out", o->out, "The CSV to write (atomically; rewritten at checkpoints)")->required();
+  cmd->add_option("--out", o->out, "The CSV to write (atomically; rewritten at checkpoints)")->check(output_file_name())->required();
   cmd->add_option("--jobs", o->jobs, "Configs run at once, one core each (default: all cores)")
       ->check(CLI::Range(1u, 4096u));
   cmd->add_flag("--resume", o->resume, "Keep the rows already in --out and run only the configs missing");
@@ -155,7 +155,7 @@ void add_sweep_command(CLI::App& root, int& exit_code) {
   auto* merge = root.add_subcommand(
       "sweep-merge", "Merge sweep CSVs of one sweep (shards from --shard K/N) into the file one process writes");
   merge->add_option("FILES", *files, "Shard files")->required()->check(CLI::ExistingFile);
-  merge->add_option("--out", *out, "The merged CSV (atomically)")->required();
+  merge->add_option("--out", *out, "The merged CSV (atomically)")->check(output_file_name())->required();
   merge->callback([files, out, &exit_code] {
     std::vector<named_path> inputs;
     for (const auto& f : *files) inputs.push_back({"FILES", f});

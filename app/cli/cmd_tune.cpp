@@ -224,7 +224,7 @@ void add_tune_command(CLI::App& root, int& exit_code) {
   cmd->add_option("--search", o->search, "descent: coordinate descent over the grid, fewer runs; grid: every config")
       ->check(CLI::IsMember({"descent", "grid"}))
       ->default_val("descent");
-  cmd->add_option("--out", o->out, "Write the best policy config here (.json or .toml) and <out>.provenance.json");
+  cmd->add_option("--out", o->out, "Write the best policy config here (.json or .toml) and <out>.provenance.json")->check(output_file_name());
   cmd->add_option("--jobs", o->jobs, "Runs at once, one core each (default: all cores)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--target", o->capacity.target, "capacity_rps: SLO attainment to keep")->default_val(0.99);
   cmd->add_option("--tolerance", o->capacity.tolerance, "capacity_rps: stop when the bracket is this narrow (relative)")

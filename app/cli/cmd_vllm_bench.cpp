@@ -192,7 +192,7 @@ void add_calibrate(CLI::App& root, int& exit_code) {
                    "`vllm bench serve` results (median TTFT and TPOT), and write them for --calibration");
   cmd->add_option("--measured", o->measured, "Result files of `vllm bench serve --save-result`")
       ->required()->check(CLI::ExistingFile);
-  cmd->add_option("--out", o->out, "Where to write the calibration (JSON, atomically)")->required();
+  cmd->add_option("--out", o->out, "Where to write the calibration (JSON, atomically)")->check(output_file_name())->required();
   cmd->add_option("--max-requests", o->max_requests, "Requests of each measurement replayed per evaluation")
       ->check(CLI::Range(1u, 1u << 20))->default_val(o->max_requests);
   engine_options defaults;

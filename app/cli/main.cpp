@@ -12,6 +12,7 @@
 #include "interrupt.hpp"
 #include "kvscope_version.hpp"
 #include "util/closest_name.hpp"
+#include "util/quote_text.hpp"
 
 namespace {
 
@@ -44,6 +45,25 @@ void suggest_options(const CLI::App& app) {
       kvscope::cli::print_error(typed + ": did you mean '" + *name + "'?");
     }
   }
+}
+
+// A first word that names no command: CLI11 says only "A subcommand is required". Returns
+// whether it printed "unknown command 'frobnicate'" with the commands there are.
+bool report_unknown_command(const CLI::App& app) {
+  if (!app.get_subcommands().empty()) return false;
+  const auto rest = app.remaining();
+  if (rest.empty() || rest.front().starts_with("-")) return false;
+  std::vector<std::string> names;
+  std::string list;
+  for (const CLI::App* command : app.get_subcommands({})) {
+    if (command->get_group().empty()) continue;  // hidden
+    names.push_back(command->get_name());
+    list += (list.empty() ? "" : ", ") + command->get_name();
+  }
+  kvscope::cli::print_error("unknown command " + kvscope::quote_for_message(rest.front()) +
+                            kvscope::did_you_mean(rest.front(), names) + "; the commands are " + list +
+                            " (kvscope-cli --help tells more)");
+  return true;
 }
 
 }  // namespace
@@ -84,6 +104,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ExtrasError& e) {
     app.exit(e);
     suggest_options(app);
+    return exit_bad_input;
+  } catch (const CLI::RequiredError& e) {
+    if (!report_unknown_command(app)) app.exit(e);
     return exit_bad_input;
   } catch (const CLI::ParseError& e) {
     app.exit(e);

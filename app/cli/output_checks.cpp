@@ -1,5 +1,7 @@
 #include "output_checks.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <system_error>
 
 #include "util/output_path.hpp"
@@ -20,6 +22,13 @@ std::filesystem::path landing(const std::string& path) {
 std::string quoted(const named_path& p) { return p.option + " " + p.path; }
 
 }  // namespace
+
+CLI::Validator output_file_name() {
+  const auto check = [](const std::string& name) {
+    return name.empty() ? std::string("an empty file name names no file") : std::string();
+  };
+  return CLI::Validator(check, "");
+}
 
 std::optional<std::string> check_outputs(const std::vector<named_path>& outputs,
                                          const std::vector<named_path>& inputs) {

@@ -6,7 +6,16 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class Validator;
+}
+
 namespace kvscope::cli {
+
+// The check of every output-file option (->check(output_file_name())): an empty name, which
+// check_outputs cannot tell from an option not given, is refused while parsing (exit 2):
+// "--out: an empty file name names no file".
+CLI::Validator output_file_name();
 
 struct named_path {
   std::string option;  // "--metrics", as the user wrote it

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/quote_text.hpp"
+
 namespace kvscope {
 namespace {
 
@@ -25,8 +27,6 @@ bool uses_fixed_level(policy_family f) {
   return f == policy_family::fixed || f == policy_family::sinks_recent;
 }
 
-std::string quoted(std::string_view key) { return "'" + std::string(key) + "'"; }
-
 std::string number_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -45,10 +45,11 @@ std::optional<std::string> apply_family_key(policy_config& c, std::string_view k
                                             const double* number, const std::string* text,
                                             std::string_view type_name) {
   if (key == "family") {
-    if (!text) return quoted(key) + " must be a string, got " + std::string(type_name);
+    if (!text) return quote_for_message(key) + " must be a string, got " + std::string(type_name);
     const auto family = parse_policy_family(*text);
     if (!family) {
-      return quoted(key) + ": unknown family '" + *text + "' (expected ewma, static, age or sinks_recent)";
+      return quote_for_message(key) + ": unknown family " + quote_for_message(*text) +
+             " (expected ewma, static, age or sinks_recent)";
     }
     c.family = *family;
     return std::nullopt;
@@ -56,22 +57,25 @@ std::optional<std::string> apply_family_key(policy_config& c, std::string_view k
   const std::string family(family_name(c.family));
   if (key == "fixed_level") {
     if (!uses_fixed_level(c.family)) {
-      return quoted(key) + " is a parameter of the static and sinks_recent families, not of " + family;
+      return quote_for_message(key) + " is a parameter of the static and sinks_recent families, not of " + family;
     }
-    if (!text) return quoted(key) + " must be a level tag string, got " + std::string(type_name);
+    if (!text) return quote_for_message(key) + " must be a level tag string, got " + std::string(type_name);
     const auto level = parse_precision(*text);
-    if (!level) return quoted(key) + ": unknown level '" + *text + "' (expected fp16, q8, fp8 or q4)";
+    if (!level) {
+      return quote_for_message(key) + ": unknown level " + quote_for_message(*text) +
+             " (expected fp16, q8, fp8 or q4)";
+    }
     c.fixed_level = *level;
     return std::nullopt;
   }
   const auto f = std::find_if(std::begin(token_fields), std::end(token_fields),
                               [&](const token_field& t) { return t.key == key; });
-  if (f == std::end(token_fields)) return "unknown key " + quoted(key);
+  if (f == std::end(token_fields)) return "unknown key " + quote_for_message(key);
   if (f->family != c.family) {
-    return quoted(key) + " is a parameter of the " + std::string(family_name(f->family)) +
+    return quote_for_message(key) + " is a parameter of the " + std::string(family_name(f->family)) +
            " family, not of " + family;
   }
-  const std::string range = quoted(key) + " must be a whole number in [0, 2147483648]";
+  const std::string range = quote_for_message(key) + " must be a whole number in [0, 2147483648]";
   if (!number) return range + ", got " + std::string(type_name);
   if (!(*number >= 0 && *number <= max_tokens) || std::floor(*number) != *number) {
     return range + ", got " + number_text(*number);

@@ -18,6 +18,7 @@
 #include "io/toml_checked.hpp"
 #include "kvscope_version.hpp"
 #include "util/atomic_write.hpp"
+#include "util/quote_text.hpp"
 #include "util/text_file.hpp"
 
 namespace kvscope {
@@ -105,13 +106,13 @@ expected<policy_config, std::string> decode(const std::vector<entry>& entries,
       const auto level = parse_precision(*text);
       if (!level) {
         return unexpected{located(source, e.line,
-                                  "'" + e.key + "': unknown level '" + *text +
-                                      "' (expected fp16, q8, fp8 or q4)")};
+                                  "'" + e.key + "': unknown level " + quote_for_message(*text) +
+                                      " (expected fp16, q8, fp8 or q4)")};
       }
       (e.key == "min_level" ? config.min_level : config.max_level) = *level;
       continue;
     }
-    return unexpected{located(source, e.line, "unknown key '" + e.key + "'")};
+    return unexpected{located(source, e.line, "unknown key " + quote_for_message(e.key))};
   }
   if (auto reason = validate(config)) {
     return unexpected{located(source, 0, invalid_policy_message(*reason))};
@@ -222,6 +223,12 @@ expected<std::vector<entry>, std::string> toml_entries(std::string_view text,
     doc = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
     const auto line = static_cast<int>(e.source().begin.line);
+    // toml++ 3.3 garbles the key's name in this error when it was written quoted ('"q8q8_threshold" ').
+    if (e.description().starts_with("Error while parsing key-value pair: cannot redefine existing")) {
+      if (const std::string field = toml_key_at(text, line); !field.empty()) {
+        return unexpected{located(source, line, "duplicate key " + quote_for_message(field))};
+      }
+    }
     if (toml_number_out_of_range(e.description())) {
       const std::string field = toml_key_at(text, line);
       return unexpected{located(

@@ -36,10 +36,14 @@ std::string summary_json(const run_summary& s) {
 
 std::string summary_text(const run_summary& s) {
   std::string out;
-  char line[256];
-  const auto add = [&](const char* fmt, auto... args) {
-    std::snprintf(line, sizeof line, fmt, args...);
-    out += line;
+  // Each line printed at its full length: a long model, trace or GPU name must not cut a line.
+  const auto add = [&out](const char* fmt, auto... args) {
+    const int length = std::snprintf(nullptr, 0, fmt, args...);
+    if (length <= 0) return;
+    const std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(length) + 1);  // room for snprintf's terminator
+    std::snprintf(out.data() + at, static_cast<std::size_t>(length) + 1, fmt, args...);
+    out.resize(at + static_cast<std::size_t>(length));
   };
   add("model %s, budget %s%s, load %s\n", s.model.c_str(), format_byte_size(s.budget_bytes).c_str(),
       s.budget_note.empty() ? "" : (" (" + s.budget_note + ")").c_str(), s.load.c_str());

@@ -8,6 +8,7 @@
 #include "load/load_error.hpp"
 #include "load/numbers.hpp"
 #include "load/timestamp.hpp"
+#include "util/quote_text.hpp"
 
 namespace kvscope {
 namespace {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "load/load_error.hpp"
+#include "util/quote_text.hpp"
 
 namespace kvscope::json_util {
 
@@ -110,15 +111,47 @@ bool object_keys(std::string_view line, std::vector<std::string>& keys, std::str
   return true;
 }
 
+namespace {
+
+// True when the object or array that `text` opens closes before text that is not blank. simdjson
+// reports a root object whose line does not end in '}' as "not closed", even when the object is
+// whole and something merely follows it.
+bool closed_with_text_after(std::string_view text) noexcept {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return text.find_first_not_of(" \t\r", i + 1) != std::string_view::npos;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 bool open_object(simdjson::ondemand::parser& parser, simdjson::padded_string_view padded,
                  simdjson::ondemand::document& doc, simdjson::ondemand::object& object,
                  std::string_view what_object, std::string& why) {
   auto error = parser.iterate(padded).get(doc);
   if (!error) error = doc.get_object().get(object);
   if (!error) return true;
-  why = error == simdjson::INCORRECT_TYPE
-            ? "not a JSON object (" + std::string(what_object) + ")"
-            : problem(error);
+  if (error == simdjson::INCORRECT_TYPE) {
+    why = "not a JSON object (" + std::string(what_object) + ")";
+  } else if (error == simdjson::INCOMPLETE_ARRAY_OR_OBJECT &&
+             closed_with_text_after(std::string_view(padded.data(), padded.length()))) {
+    why = "unexpected content after the JSON object";
+  } else {
+    why = problem(error);
+  }
   return false;
 }
 

@@ -2,7 +2,6 @@
 // The one exception the load readers throw (boundary code: files and the CLI catch it).
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
 namespace kvscope {
 
@@ -24,9 +23,5 @@ class load_error : public std::runtime_error {
   load_error_kind kind_;
   bool bad_row_;
 };
-
-// `text` made safe to quote in a one-line message: at most 40 bytes, control and non-ASCII bytes
-// as \xNN, so binary garbage never garbles a terminal.
-std::string quote_for_message(std::string_view text);
 
 }  // namespace kvscope

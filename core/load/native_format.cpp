@@ -8,6 +8,7 @@
 #include "load/load_error.hpp"
 #include "util/atomic_write.hpp"
 #include "util/number_text.hpp"
+#include "util/quote_text.hpp"
 
 namespace kvscope {
 namespace {

@@ -9,6 +9,7 @@
 #include "load/load_error.hpp"
 #include "load/mooncake_reader.hpp"
 #include "load/native_format.hpp"
+#include "util/quote_text.hpp"
 
 namespace kvscope {
 namespace {
@@ -100,6 +101,17 @@ std::vector<std::string> load_format_names() {
 
 load_format detect_format(std::string_view line, std::string_view source_name) {
   const std::string where(source_name);
+  // The line reader splits at LF only, so a file with bare CR line endings (classic Mac) is one
+  // long "line" whose CRs would otherwise make it look binary.
+  if (line.find('\r') != std::string_view::npos) {
+    std::string without_cr(line);
+    std::erase(without_cr, '\r');
+    if (!looks_binary(without_cr)) {
+      throw load_error(load_error_kind::bad_input,
+                       where + ": lines end in a bare CR (classic Mac line endings), which no trace "
+                               "format uses; convert them to LF, e.g. tr '\\r' '\\n'");
+    }
+  }
   if (looks_binary(line)) {
     throw load_error(load_error_kind::bad_input,
                      where + ": binary data, not a text trace (first bytes " +

@@ -6,6 +6,7 @@
 
 #include "model/builtin_models.hpp"
 #include "run/run_service.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
@@ -36,8 +37,17 @@ engine_options with_params(engine_options o, const point& x) {
 
 expected<std::pair<double, double>, std::string> measured_medians_ms(const vllm_bench_result& m) {
   double ttft = NAN, tpot = NAN;
-  if (const auto it = m.summary_ms.find("median_ttft_ms"); it != m.summary_ms.end()) ttft = it->second;
-  if (const auto it = m.summary_ms.find("median_tpot_ms"); it != m.summary_ms.end()) tpot = it->second;
+  // A median that is there but not positive is wrong, not missing: say so rather than "missing".
+  for (auto [key, out] : {std::pair{"median_ttft_ms", &ttft}, std::pair{"median_tpot_ms", &tpot}}) {
+    const auto it = m.summary_ms.find(key);
+    if (it == m.summary_ms.end()) continue;
+    if (!(it->second > 0)) {
+      std::string got;
+      append_shortest(got, it->second);
+      return unexpected{m.source + ": field '" + key + "': must be more than 0 ms, got " + got};
+    }
+    *out = it->second;
+  }
   if (!std::isfinite(ttft) && !m.ttfts_s.empty()) ttft = 1e3 * median(m.ttfts_s);
   if (!std::isfinite(tpot) && !m.itls_s.empty()) {
     std::vector<double> per_request;

@@ -317,7 +317,11 @@ std::optional<std::string> check_option_value(const option_spec& s, const option
       const double typed = *x / s.typed_scale;
       // NaN fails both comparisons' complement: refuse anything not inside the range.
       if (!(typed >= s.min && typed <= s.max * (1 + 1e-12))) {
-        return who + ": expected " + range_text(s) + ", got " + shortest(typed);
+        if (s.typed_scale == 1) return who + ": expected " + range_text(s) + ", got " + shortest(typed);
+        // The value came in engine units (a session's step_base_s): answer in them, not as typed.
+        const std::string unit = s.unit == "ms" ? " s" : "";
+        return who + ": expected a number in [" + shortest(s.min * s.typed_scale) + ", " +
+               shortest(s.max * s.typed_scale) + "]" + unit + ", got " + shortest(*x) + unit;
       }
       return std::nullopt;
     }

@@ -28,23 +28,27 @@ std::string escaped(const std::string& text) {
   return out;
 }
 
+// In long double: the span of two finite doubles far apart (1e308 and -1e308) overflows a
+// double to inf, and every pixel position computed from it would be nan.
 struct scale {
-  double lo = 0, hi = 1, step = 0.2;
+  long double lo = 0, hi = 1, step = 0.2;
   double pixel_lo = 0, pixel_hi = 1;
-  double at(double v) const { return pixel_lo + (v - lo) / (hi - lo) * (pixel_hi - pixel_lo); }
+  double at(long double v) const {
+    return static_cast<double>(pixel_lo + (v - lo) / (hi - lo) * (pixel_hi - pixel_lo));
+  }
 };
 
 // A range widened to round ticks: steps of 1, 2 or 5 × 10^k, about five of them.
-scale nice_scale(double lo, double hi, double pixel_lo, double pixel_hi) {
+scale nice_scale(long double lo, long double hi, double pixel_lo, double pixel_hi) {
   if (!(hi > lo)) {
-    const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
+    const long double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1L;
     lo -= pad;
     hi += pad;
   }
-  const double raw = (hi - lo) / 5;
-  const double magnitude = std::pow(10, std::floor(std::log10(raw)));
-  double step = magnitude;
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+  const long double raw = (hi - lo) / 5;
+  const long double magnitude = std::pow(10.0L, std::floor(std::log10(raw)));
+  long double step = magnitude;
+  for (long double m : {1.0L, 2.0L, 5.0L, 10.0L}) {
     step = m * magnitude;
     if (step >= raw) break;
   }
@@ -74,20 +78,26 @@ std::string pareto_svg(const std::vector<plot_point>& points, const pareto_plot_
       "\" viewBox=\"0 0 " + number(width) + " " + number(height) + "\" font-family=\"sans-serif\" font-size=\"12\">");
   add("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
   add("<text x=\"" + number(width / 2) + "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">" + escaped(spec.title) + "</text>");
+  if (const std::size_t left_out = points.size() - shown.size(); left_out > 0) {
+    // A nan or infinite objective has no place on the axes: say so rather than drop it silently.
+    add("<text x=\"" + number(width - right) + "\" y=\"40\" text-anchor=\"end\" fill=\"#666\">" +
+        std::to_string(left_out) + (left_out == 1 ? " config" : " configs") +
+        " not drawn (a value is not a finite number)</text>");
+  }
   // Grid lines and tick labels.
-  for (double v = sx.lo; v <= sx.hi + sx.step * 1e-9; v += sx.step) {
+  for (long double v = sx.lo; v <= sx.hi + sx.step * 1e-9L; v += sx.step) {
     const double x = sx.at(v);
     add("<line x1=\"" + number(x) + "\" y1=\"" + number(top) + "\" x2=\"" + number(x) + "\" y2=\"" +
         number(height - bottom) + "\" stroke=\"#e4e4e4\"/>");
     add("<text x=\"" + number(x) + "\" y=\"" + number(height - bottom + 18) + "\" text-anchor=\"middle\">" +
-        number(std::fabs(v) < sx.step * 1e-9 ? 0 : v) + "</text>");
+        number(std::fabs(v) < sx.step * 1e-9L ? 0 : static_cast<double>(v)) + "</text>");
   }
-  for (double v = sy.lo; v <= sy.hi + sy.step * 1e-9; v += sy.step) {
+  for (long double v = sy.lo; v <= sy.hi + sy.step * 1e-9L; v += sy.step) {
     const double y = sy.at(v);
     add("<line x1=\"" + number(left) + "\" y1=\"" + number(y) + "\" x2=\"" + number(width - right) + "\" y2=\"" +
         number(y) + "\" stroke=\"#e4e4e4\"/>");
     add("<text x=\"" + number(left - 8) + "\" y=\"" + number(y + 4) + "\" text-anchor=\"end\">" +
-        number(std::fabs(v) < sy.step * 1e-9 ? 0 : v) + "</text>");
+        number(std::fabs(v) < sy.step * 1e-9L ? 0 : static_cast<double>(v)) + "</text>");
   }
   add("<rect x=\"" + number(left) + "\" y=\"" + number(top) + "\" width=\"" + number(width - left - right) +
       "\" height=\"" + number(height - top - bottom) + "\" fill=\"none\" stroke=\"#444\"/>");

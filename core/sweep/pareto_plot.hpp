@@ -21,7 +21,8 @@ struct pareto_plot_spec {
   bool x_maximize = true, y_maximize = true;
 };
 
-// Points with a non-finite coordinate are not drawn.
+// Points with a non-finite coordinate are not drawn; a note in the corner counts them. Every
+// coordinate written is finite, however far apart the values.
 std::string pareto_svg(const std::vector<plot_point>& points, const pareto_plot_spec& spec);
 
 }  // namespace kvscope

@@ -8,7 +8,8 @@
 
 namespace kvscope {
 
-// The file's bytes; "PATH: cannot open file" or "PATH: read failed" otherwise.
+// The file's bytes; otherwise "PATH: is a directory, not a file", "PATH: cannot open file" or
+// "PATH: read failed".
 expected<std::string, std::string> read_text_file(const std::filesystem::path& path);
 
 }  // namespace kvscope

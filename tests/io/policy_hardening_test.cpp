@@ -89,6 +89,28 @@ TEST(PolicyText, DuplicateJsonKeyIsRefusedByName) {
                   .has_value());
 }
 
+TEST(PolicyText, DuplicateTomlKeyIsNamedAsWritten) {
+  // toml++ 3.3 garbles the name when one of the two is quoted ('"q8q8_threshold" ').
+  EXPECT_EQ(error_of("q8_threshold = 0.5\n\"q8_threshold\" = 0.6\n", config_format::toml, "p.toml"),
+            "p.toml:2: duplicate key 'q8_threshold'");
+  EXPECT_EQ(error_of("'q8_threshold' = 0.5\nq8_threshold = 0.6\n", config_format::toml, "p.toml"),
+            "p.toml:2: duplicate key 'q8_threshold'");
+  EXPECT_EQ(error_of("[provenance]\nload = 'a'\n\"load\" = 'b'\n", config_format::toml, "p.toml"),
+            "p.toml:3: duplicate key 'provenance.load'");
+}
+
+TEST(PolicyText, ALongUnknownKeyOrValueIsCutInTheMessage) {
+  const std::string key(5000, 'k');
+  for (const auto format : {config_format::json, config_format::toml}) {
+    const std::string text = format == config_format::json ? "{\"" + key + "\": 1}" : key + " = 1\n";
+    const auto message = error_of(text, format, "p");
+    EXPECT_LT(message.size(), 200u) << message;
+    EXPECT_NE(message.find("...' (5000 bytes)"), std::string::npos) << message;
+  }
+  const auto level = error_of("{\"max_level\": \"" + key + "\"}", config_format::json, "p");
+  EXPECT_NE(level.find("unknown level '" + key.substr(0, 80) + "...' (5000 bytes)"), std::string::npos) << level;
+}
+
 // --- TOML: bytes toml++ 3.3.0 mishandles never reach it; its own checks become errors ---------
 
 TEST(PolicyToml, NonAsciiByteIsRefusedWithLineAndColumn) {

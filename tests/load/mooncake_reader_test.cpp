@@ -79,6 +79,8 @@ TEST(MooncakeReader, BadRowsNameLineAndField) {
   EXPECT_EQ(error_reading(good + "[1, 2]\n", fmt), "t.csv:2: not a JSON object (a Mooncake row is {...})");
   EXPECT_EQ(error_reading(good + "{\"timestamp\": 5, \"input_length\": 1, \"output_length\": 1}}\n", fmt),
             "t.csv:2: unexpected content after the JSON object");
+  EXPECT_EQ(error_reading(good + "{\"timestamp\": 5, \"input_length\": 1, \"output_length\": 1} x\n", fmt),
+            "t.csv:2: unexpected content after the JSON object");
   EXPECT_EQ(error_reading(good + "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2}\n"
                                  "{\"timestamp\": -100, \"input_length\": 10, \"output_length\": 2}\n", fmt),
             "t.csv:3: time goes back 0.1 s (to -0.1 s after the first request, previous row at 0 s; "

@@ -154,5 +154,14 @@ TEST(NativeFormat, BadRows) {
             "t.csv:2: truncated JSON: a string is not closed");
 }
 
+TEST(NativeFormat, TextAfterAWholeObjectIsNotCalledTruncated) {
+  const auto fmt = load_format::native;
+  const std::string row = "{\"id\":0,\"arrival_s\":0,\"prompt_tokens\":1,\"output_tokens\":1}";
+  EXPECT_EQ(error_reading(header + row + " trailing\n", fmt), "t.csv:2: unexpected content after the JSON object");
+  EXPECT_EQ(error_reading(header + row + ",{}\n", fmt), "t.csv:2: unexpected content after the JSON object");
+  // Braces inside strings do not close the object; a line that never closes is still truncated.
+  EXPECT_EQ(error_reading(header + "{\"label\":\"}\" x\n", fmt), "t.csv:2: truncated JSON: an object or array is not closed");
+}
+
 }  // namespace
 }  // namespace kvscope

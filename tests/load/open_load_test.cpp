@@ -83,6 +83,17 @@ TEST(OpenLoad, EmptyBinaryAndUnknownFiles) {
             "t.csv:1: the first line starts like JSON but is not a valid JSON object");
 }
 
+TEST(OpenLoad, BareCrLineEndingsAreNamedNotCalledBinary) {
+  // The line reader splits at LF only: the whole file is one line holding CRs.
+  const std::string message = "t.csv:1: lines end in a bare CR (classic Mac line endings), which no trace "
+                              "format uses; convert them to LF, e.g. tr '\\r' '\\n'";
+  EXPECT_EQ(error_reading("arrived_at,num_prefill_tokens,num_decode_tokens\r0,10,2\r1,10,2\r"), message);
+  EXPECT_EQ(error_reading("{\"format\":\"kvscope-load\",\"version\":1}\r{\"id\":0}\r"), message);
+  // CRs among other control bytes are still binary data.
+  EXPECT_EQ(error_reading(std::string("a\rb\0c\n", 6)),
+            "t.csv:1: binary data, not a text trace (first bytes 'a\\x0db\\x00c')");
+}
+
 TEST(OpenLoad, MissingFileAndDirectory) {
   test::temp_dir dir;
   try {

@@ -87,5 +87,17 @@ TEST(Calibration, MissingMediansAreNamed) {
   EXPECT_DOUBLE_EQ(medians->second, 7);
 }
 
+TEST(Calibration, AMedianOfZeroIsCalledWrongNotMissing) {
+  vllm_bench_result m;
+  m.source = "m.json";
+  m.ttfts_s = {0.02, 0.03};
+  m.itls_s = {{0.006}};
+  m.summary_ms["median_ttft_ms"] = 0;
+  EXPECT_EQ(measured_medians_ms(m).error(), "m.json: field 'median_ttft_ms': must be more than 0 ms, got 0");
+  m.summary_ms["median_ttft_ms"] = 30;
+  m.summary_ms["median_tpot_ms"] = -2.5;
+  EXPECT_EQ(measured_medians_ms(m).error(), "m.json: field 'median_tpot_ms': must be more than 0 ms, got -2.5");
+}
+
 }  // namespace
 }  // namespace kvscope

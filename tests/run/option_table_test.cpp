@@ -150,5 +150,21 @@ TEST(OptionTable, SessionValuesOutOfRangeAreRefusedNamingTheField) {
   EXPECT_EQ(back.error(), "s.json: field 'options.block_size': expected a whole number in [1, 1024], got 0");
 }
 
+TEST(OptionTable, SessionSecondsOutOfRangeAreReportedInSeconds) {
+  // The session holds step_base_s in seconds: the message must not switch to the flag's ms.
+  run_description run;
+  run.load_spec = "gen:rate=1,count=5";
+  auto text = session_to_json(run);
+  const auto at = text.find("\"step_base_s\": ");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, text.find(',', at) - at, "\"step_base_s\": -1");
+  const auto back = session_from_json(text, "s.json");
+  ASSERT_FALSE(back.has_value());
+  EXPECT_EQ(back.error(), "s.json: field 'options.step_base_s': expected a number in [0, 1000] s, got -1 s");
+  // Typed on the command line, the same option still speaks milliseconds.
+  EXPECT_EQ(parse_option_text(*find_option("step-base-ms"), "-1").error(),
+            "--step-base-ms: expected a number in [0, 1000000], got '-1'");
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -101,5 +101,16 @@ TEST(ParetoPlot, DrawsAxesLabelsAndTheFront) {
   EXPECT_TRUE(svg.ends_with("</svg>\n"));
 }
 
+TEST(ParetoPlot, ValuesFarApartOrInfiniteGiveNoNanCoordinates) {
+  // 1e308 - (-1e308) overflows a double: every position computed from that span was "-nan".
+  const std::vector<plot_point> points{{1e308, 0.5, 0, true}, {-1e308, 0.7, 1, false}, {2, 0.6, 2, true},
+                                       {-INFINITY, 0.4, 3, true}, {5, INFINITY, 4, false}};
+  const auto svg = pareto_svg(points, {"front", "x", "y", true, false, true});
+  EXPECT_EQ(svg.find("nan"), std::string::npos);
+  EXPECT_EQ(svg.find("inf"), std::string::npos);
+  EXPECT_NE(svg.find("config 1<"), std::string::npos);
+  EXPECT_NE(svg.find(">2 configs not drawn (a value is not a finite number)<"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kvscope

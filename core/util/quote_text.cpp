@@ -1,11 +1,10 @@
-#include "load/load_error.hpp"
+#include "util/quote_text.hpp"
 
 #include <cstdio>
 
 namespace kvscope {
 
-std::string quote_for_message(std::string_view text) {
-  constexpr std::size_t max_shown = 40;
+std::string quote_for_message(std::string_view text, std::size_t max_shown) {
   std::string out = "'";
   for (std::size_t i = 0; i < text.size() && i < max_shown; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -17,8 +16,8 @@ std::string quote_for_message(std::string_view text) {
       out += buf;
     }
   }
-  out += text.size() > max_shown ? "'..." : "'";
-  return out;
+  if (text.size() <= max_shown) return out + "'";
+  return out + "...' (" + std::to_string(text.size()) + " bytes)";
 }
 
 }  // namespace kvscope

@@ -9,6 +9,7 @@
 #include "load/load_error.hpp"
 #include "load/numbers.hpp"
 #include "load/request.hpp"
+#include "util/quote_text.hpp"
 #include "util/text_file.hpp"
 
 namespace kvscope {

@@ -110,8 +110,14 @@ void report_rejections(const engine& e, const std::string& requests_path) {
   }
 }
 
+// A file written only when the run and every other output succeeded (the session).
+struct written_last {
+  std::string path;  // "" = none
+  std::string text;
+};
+
 // Runs `run` to the end with metrics, progress and the summary; returns the exit code.
-int run_and_report(const run_description& run, const output_options& out) {
+int run_and_report(const run_description& run, const output_options& out, const written_last& last = {}) {
   if (const int checked = check_trace(run); checked != exit_ok) return checked;
   std::optional<tbb::global_control> threads;
   if (out.threads > 0) {
@@ -170,16 +176,23 @@ int run_and_report(const run_description& run, const output_options& out) {
       return exit_runtime_failure;
     }
   }
+  if (!out.summary_json_path.empty() && out.summary_json_path != "-") {
+    if (auto r = write_file_atomically(out.summary_json_path, summary_json(result.summary)); !r) {
+      print_error(r.error());
+      return exit_runtime_failure;
+    }
+  }
+  // Last of the files, so that an interrupted or failed run leaves an existing session as it was.
+  if (!last.path.empty()) {
+    if (auto r = write_file_atomically(last.path, last.text); !r) {
+      print_error(r.error());
+      return exit_runtime_failure;
+    }
+  }
   if (out.summary_json_path == "-") {
     std::cout << summary_json(result.summary);
-  } else {
-    if (!out.summary_json_path.empty()) {
-      if (auto r = write_file_atomically(out.summary_json_path, summary_json(result.summary)); !r) {
-        print_error(r.error());
-        return exit_runtime_failure;
-      }
-    }
-    if (!out.quiet) std::cout << summary_text(result.summary);
+  } else if (!out.quiet) {
+    std::cout << summary_text(result.summary);
   }
   report_rejections(*result.final_engine, out.requests_path);
   return stdout_exit_status();
@@ -199,13 +212,17 @@ int run_simulate(const simulate_options& o) {
     return exit_bad_input;
   }
   const run_description& run = *built;
+  written_last session;
   if (!o.session_path.empty()) {
-    if (auto r = write_session(o.session_path, run); !r) {
-      print_error(r.error());
+    // Its checksums are of the files as the run reads them; it is written after the run.
+    auto text = session_file_text(o.session_path, run);
+    if (!text) {
+      print_error(text.error());
       return exit_bad_input;
     }
+    session = {o.session_path, std::move(*text)};
   }
-  return run_and_report(run, o.out);
+  return run_and_report(run, o.out, session);
 }
 
 }  // namespace
@@ -220,19 +237,21 @@ void add_simulate_command(CLI::App& root, int& exit_code) {
   cmd->callback([o, &exit_code] { exit_code = run_simulate(*o); });
 }
 
-// Whether a replay may go on: the trace must be the one the session was run on, unless --force.
-bool trace_unchanged(const run_description& s, const std::string& session, bool force) {
-  const auto check = check_trace_checksum(s, session);
-  if (check.result == trace_check_result::unrecorded) {
-    std::cerr << "kvscope-cli: note: " << check.message << '\n';
-  } else if (check.result == trace_check_result::differs) {
-    if (!force) {
+// Whether a replay may go on: the trace, model and GPU files must be the ones the session was
+// run on, unless --force. Every changed file is named, not only the first.
+bool inputs_unchanged(const run_description& s, const std::string& session, bool force) {
+  bool unchanged = true;
+  for (const auto& check : check_input_checksums(s, session)) {
+    if (check.result == trace_check_result::unrecorded) {
+      std::cerr << "kvscope-cli: note: " << check.message << '\n';
+    } else if (!force) {
       print_error(check.message + " (--force replays it anyway)");
-      return false;
+      unchanged = false;
+    } else {
+      std::cerr << "kvscope-cli: warning: " << check.message << "; replaying anyway (--force)\n";
     }
-    std::cerr << "kvscope-cli: warning: " << check.message << "; replaying anyway (--force)\n";
   }
-  return true;
+  return unchanged;
 }
 
 void add_replay_command(CLI::App& root, int& exit_code) {
@@ -243,7 +262,8 @@ void add_replay_command(CLI::App& root, int& exit_code) {
       "replay", "Re-run a session file (load, options and command log) and print its summary");
   cmd->add_option("--session", *path, "Session file")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--force", *force,
-                "Replay even if the trace file's checksum differs from the one the session recorded");
+                "Replay even if the trace, model or GPU file's checksum differs from the one the session "
+                "recorded");
   add_output_options(*cmd, *out);
   cmd->callback([path, force, out, &exit_code] {
     auto s = read_session(*path);
@@ -259,7 +279,7 @@ void add_replay_command(CLI::App& root, int& exit_code) {
       exit_code = exit_bad_input;
       return;
     }
-    if (!trace_unchanged(*s, *path, *force)) {
+    if (!inputs_unchanged(*s, *path, *force)) {
       exit_code = exit_bad_input;
       return;
     }

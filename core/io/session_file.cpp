@@ -14,6 +14,7 @@
 #include "io/policy_file.hpp"
 #include "io/text_checks.hpp"
 #include "io/trace_checksum.hpp"
+#include "model/json_fields.hpp"
 #include "run/option_table.hpp"
 #include "util/atomic_write.hpp"
 #include "util/sha256.hpp"
@@ -166,6 +167,35 @@ bool is_sha256_hex(std::string_view text) {
   return true;
 }
 
+void read_digest(const json& object, const std::string& path, std::string_view key, std::string& out) {
+  read_field(object, path, key, out);
+  if (object.contains(std::string(key)) && !is_sha256_hex(out)) {
+    fail(path + "." + std::string(key), "expected 64 lowercase hexadecimal digits");
+  }
+}
+
+// A relative `file` named from `folder`, as the working directory sees it; others as they are.
+std::string from_folder(const std::filesystem::path& folder, const std::string& file) {
+  if (folder.empty() || std::filesystem::path(file).is_absolute()) return file;
+  return (folder / file).string();
+}
+
+// `file` (relative to the working directory, or absolute) as a session at `session` names it:
+// relative to the session's folder, so that a replay from any directory finds it. An absolute
+// path stays absolute. Links in the folders are resolved first so that ".." climbs real folders.
+std::string relative_to_session(const std::string& file, const std::filesystem::path& session) {
+  namespace fs = std::filesystem;
+  const fs::path p(file);
+  if (p.is_absolute()) return file;
+  std::error_code ec;
+  const fs::path where = fs::weakly_canonical(fs::absolute(p, ec).parent_path(), ec) / p.filename();
+  if (ec) return file;
+  const fs::path folder = fs::weakly_canonical(fs::absolute(session, ec).parent_path(), ec);
+  if (ec) return file;
+  const fs::path relative = where.lexically_relative(folder);
+  return relative.empty() ? where.string() : relative.string();
+}
+
 }  // namespace
 
 std::string session_to_json(const run_description& s) {
@@ -178,6 +208,9 @@ std::string session_to_json(const run_description& s) {
   if (s.arrival_time_scale != 1.0) j["load"]["arrival_time_scale"] = s.arrival_time_scale;
   // Written only for a trace file, so sessions of generated loads are as before.
   if (!s.trace_sha256.empty()) j["load"]["trace_sha256"] = s.trace_sha256;
+  // Written only for model and GPU files, so sessions naming built-ins are as before.
+  if (!s.model_sha256.empty()) j["files"]["model_sha256"] = s.model_sha256;
+  if (!s.gpu_sha256.empty()) j["files"]["gpu_sha256"] = s.gpu_sha256;
   auto& options = j["options"];
   options = json::object();
   for (const auto& spec : option_table()) {
@@ -191,7 +224,11 @@ std::string session_to_json(const run_description& s) {
   return j.dump(2) + "\n";
 }
 
-expected<run_description, std::string> session_from_json(std::string_view text, std::string_view source) {
+// session_from_json, with the relative file paths of format 3 on read from `folder` (the
+// session's own; empty: as they are). They are resolved before the options are checked, since
+// checking a model or GPU file reads it.
+static expected<run_description, std::string> parse_session(std::string_view text, std::string_view source,
+                                                            const std::filesystem::path& folder) {
   text = strip_utf8_bom(text);
   // Duplicate keys and numbers past a double, which nlohmann would not report as parse errors.
   if (auto checked = check_json_document(text, source); !checked) {
@@ -204,11 +241,12 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
     return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
   }
   try {
-    only_keys(j, "", {"kvscope_session", "load", "options", "commands", "steps"});
+    only_keys(j, "", {"kvscope_session", "load", "files", "options", "commands", "steps"});
     int version = 0;
     read_field(j, "", "kvscope_session", version);
     // Version 1 (kvscope 0.1) had no timing, GPU or SLO keys: their defaults are what it ran.
-    if (version != session_format_version && version != 1) {
+    // Version 2 named its files relative to the working directory (see read_session).
+    if (version < 1 || version > session_format_version) {
       fail("kvscope_session", "expected version 1 to " + std::to_string(session_format_version) +
                                   ", got " + std::to_string(version));
     }
@@ -218,6 +256,11 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
     only_keys(load, "load", {"spec", "format", "skip_bad_rows", "arrival_time_scale", "trace_sha256"});
     read_field(load, "load", "spec", s.load_spec);
     if (s.load_spec.empty()) fail("load.spec", "missing or empty");
+    // Version 2 and before named files from the working directory: all a replay can assume.
+    const std::filesystem::path base = version >= 3 ? folder : std::filesystem::path();
+    if (const std::string file = load_file_of(s.load_spec); !file.empty()) {
+      s.load_spec = s.load_spec.substr(0, s.load_spec.size() - file.size()) + from_folder(base, file);
+    }
     std::string format = "auto";
     read_field(load, "load", "format", format);
     const auto parsed_format = parse_load_format(format);
@@ -228,9 +271,12 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
     if (!(s.arrival_time_scale > 0) || !std::isfinite(s.arrival_time_scale)) {
       fail("load.arrival_time_scale", "expected a positive number");
     }
-    read_field(load, "load", "trace_sha256", s.trace_sha256);
-    if (load.contains("trace_sha256") && !is_sha256_hex(s.trace_sha256)) {
-      fail("load.trace_sha256", "expected 64 lowercase hexadecimal digits");
+    read_digest(load, "load", "trace_sha256", s.trace_sha256);
+    if (j.contains("files")) {
+      const auto& files = j.at("files");
+      only_keys(files, "files", {"model_sha256", "gpu_sha256"});
+      read_digest(files, "files", "model_sha256", s.model_sha256);
+      read_digest(files, "files", "gpu_sha256", s.gpu_sha256);
     }
 
     if (j.contains("options")) {
@@ -241,7 +287,12 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
         if (key == "policy") continue;
         const auto* spec = find_option(key);
         if (!spec || !(spec->places & in_session) || spec->key != key) fail("options." + key, "unknown key");
-        e = with_option(e, *spec, value, "options." + key);
+        if ((key == "model" || key == "gpu") && value.is_string() &&
+            detail::names_json_file(value.get<std::string>())) {
+          e = with_option(e, *spec, from_folder(base, value.get<std::string>()), "options." + key);
+        } else {
+          e = with_option(e, *spec, value, "options." + key);
+        }
       }
       if (o.contains("policy")) e.policy = parse_policy(o.at("policy"), "options.policy");
       if (auto reason = validate(e)) fail("options", *reason);
@@ -260,21 +311,35 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
   }
 }
 
+expected<run_description, std::string> session_from_json(std::string_view text, std::string_view source) {
+  return parse_session(text, source, {});
+}
+
 expected<run_description, std::string> read_session(const std::filesystem::path& path) {
   auto text = read_text_file(path);
   if (!text) return unexpected{text.error()};
-  return session_from_json(*text, path.string());
+  return parse_session(*text, path.string(), path.parent_path());
+}
+
+expected<std::string, std::string> session_file_text(const std::filesystem::path& path, run_description s) {
+  std::string unreadable;
+  for_each_input_file(s, [&](std::string_view, std::string& file, std::string& sha256) {
+    // A replay checks the file against this; a session replayed with --force keeps its own.
+    if (sha256.empty() && unreadable.empty()) {
+      auto digest = sha256_file(file);
+      if (digest) sha256 = std::move(*digest);
+      else unreadable = digest.error();
+    }
+    file = relative_to_session(file, path);
+  });
+  if (!unreadable.empty()) return unexpected{unreadable};
+  return session_to_json(s);
 }
 
 expected<void, std::string> write_session(const std::filesystem::path& path, run_description s) {
-  // A replay checks the trace against this; a session replayed with --force keeps its own.
-  const std::string trace = load_file_of(s.load_spec);
-  if (s.trace_sha256.empty() && !trace.empty()) {
-    auto digest = sha256_file(trace);
-    if (!digest) return unexpected{digest.error()};
-    s.trace_sha256 = std::move(*digest);
-  }
-  return write_file_atomically(path, session_to_json(s));
+  auto text = session_file_text(path, std::move(s));
+  if (!text) return unexpected{text.error()};
+  return write_file_atomically(path, *text);
 }
 
 }  // namespace kvscope

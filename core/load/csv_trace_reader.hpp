@@ -32,6 +32,7 @@ class csv_trace_reader final : public trace_reader {
  private:
   row_status parse_row(std::string_view line, request& out, std::string& why) override;
   std::string output_field() const override { return names_[output_col_]; }
+  std::string time_field() const override { return names_[time_col_]; }
   bool count_field(std::size_t column, std::uint32_t& out, std::string& why) const;
 
   csv_layout layout_;

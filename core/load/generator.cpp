@@ -31,7 +31,8 @@ generator_source::generator_source(const generator_spec& spec)
 bool generator_source::next(request& out) {
   if (done_) return false;
   const std::uint64_t n = counters_.requests;
-  if ((spec_.count && n >= *spec_.count) || (spec_.duration_s && next_time_ >= *spec_.duration_s)) {
+  // Without duration=, a load ends where arrivals must (request.hpp), not at an endless time.
+  if ((spec_.count && n >= *spec_.count) || next_time_ >= spec_.duration_s.value_or(max_arrival_s)) {
     done_ = true;
     return false;
   }

@@ -13,7 +13,8 @@ namespace kvscope {
 // The first request arrives at 0; gap i ~ Gamma(k, 1/(k·rate)), so the mean rate is `rate` and
 // the gaps' coefficient of variation 1/sqrt(k). With prefix groups, a request joins group
 // g ~ Zipf(prefix_groups, prefix_zipf); the first min(prefix_len, prompt) tokens of its prompt are
-// the group's, and each full block of them gets the group's chained hash.
+// the group's, and each full block of them gets the group's chained hash. Without duration=, the
+// load still ends before max_arrival_s (the spec refuses a count expected to take longer).
 class generator_source final : public request_source {
  public:
   explicit generator_source(const generator_spec& spec);

@@ -1,11 +1,13 @@
 #include "load/generator_spec.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <charconv>
 #include <cmath>
 #include <limits>
 
 #include "load/numbers.hpp"
+#include "load/request.hpp"
 
 namespace kvscope {
 namespace {
@@ -94,7 +96,8 @@ expected<generator_spec, std::string> parse_generator_spec(std::string_view text
       if (!d) return fail("gen spec: " + std::string(key) + ": " + d.error());
       (key == "prompt" ? spec.prompt : spec.output) = *d;
     } else if (key == "duration") {
-      auto v = real(key, value, 0, 1e12, true, "(0, 1e12] seconds");
+      // No later than a request may arrive (load/request.hpp): simulated time stays exact.
+      auto v = real(key, value, 0, max_arrival_s, true, "(0, 1e9] seconds");
       if (!v) return fail(v.error());
       spec.duration_s = *v;
     } else if (key == "count") {
@@ -141,6 +144,15 @@ expected<generator_spec, std::string> parse_generator_spec(std::string_view text
   }
   if (!spec.duration_s && !spec.count) {
     return unexpected{std::string("gen spec: give duration= (seconds) or count= (requests), or both")};
+  }
+  // Arrivals end at max_arrival_s whatever is asked (generator.hpp); a count that would take
+  // longer at this rate would be cut short, which a spec must say itself with duration=.
+  if (spec.count && !spec.duration_s && !spec.concurrency &&
+      static_cast<double>(*spec.count) / spec.rate > max_arrival_s) {
+    char takes[32];
+    std::snprintf(takes, sizeof takes, "%.3g", static_cast<double>(*spec.count) / spec.rate);
+    return unexpected{"gen spec: count=" + std::to_string(*spec.count) + " at rate=" + shortest(spec.rate) +
+                      " takes about " + takes + " s, beyond the 1e9 s a load may last; give a higher rate or duration="};
   }
   if (spec.prefix_groups > 0 && !prefix_len_given) {
     return unexpected{std::string("gen spec: prefix_groups needs prefix_len= (shared prefix tokens)")};

@@ -43,6 +43,7 @@ class native_reader final : public trace_reader {
  private:
   row_status parse_row(std::string_view line, request& out, std::string& why) override;
   std::string output_field() const override { return "output_tokens"; }
+  std::string time_field() const override { return "arrival_s"; }
 
   struct json_state;
   std::unique_ptr<json_state> json_;

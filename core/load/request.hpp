@@ -10,6 +10,14 @@ namespace kvscope {
 // in 32 bits with room to spare. Readers refuse longer rows, naming the field.
 inline constexpr std::uint64_t max_request_tokens = (std::uint64_t{1} << 31) - 1;
 
+// The latest a request may arrive, in seconds after the load's first one (31.7 years). Simulated
+// time is a double, whose spacing at t is t·2^-52: 1.2e-7 s at 1e9 s, so steps of microseconds
+// still move the clock; at 1e18 s the spacing is 222 s and every step would vanish next to the
+// arrival time, giving latencies of 0. Readers refuse later arrivals, naming the field.
+inline constexpr double max_arrival_s = 1e9;
+// The rule, for the messages that refuse a later arrival.
+inline constexpr const char* max_arrival_rule = "arrivals must be within 1e9 s (31.7 years) of it";
+
 struct request {
   // Loads number their requests 0, 1, 2, ... in arrival order; a native file keeps its own ids.
   std::uint64_t id = 0;

@@ -74,6 +74,12 @@ bool trace_reader::next(request& out) {
       bad_row("time is too far from the first request's");
       continue;
     }
+    if (t >= max_arrival_s) {
+      bad_row("field '" + time_field() + "': " + seconds_text(t) +
+              " after the first request; " + max_arrival_rule +
+              ", where simulated time stays exact to well under a microsecond");
+      continue;
+    }
     if (t < last_s_) {
       if (last_s_ - t > options_.time_tolerance_s) {
         bad_row("time goes back " + seconds_text(last_s_ - t) + " (to " + seconds_text(t) +

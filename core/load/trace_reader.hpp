@@ -27,8 +27,9 @@ class trace_reader : public request_source {
   // clock (any origin). On a bad row, returns bad and sets `why` (no file:line prefix).
   virtual row_status parse_row(std::string_view line, request& out, std::string& why) = 0;
 
-  // The name of the output length's field in this format, for messages.
+  // The names of the output length's and the arrival time's fields in this format, for messages.
   virtual std::string output_field() const = 0;
+  virtual std::string time_field() const = 0;
 
   // For headers: a problem with the file as a whole at the current line, never skipped.
   [[noreturn]] void refuse(const std::string& why) const;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/text_file.hpp"
+#include "load/load_error.hpp"
 #include "load/random.hpp"
 
 namespace kvscope {
@@ -123,6 +124,12 @@ class vllm_bench_source final : public request_source {
 
   bool next(request& out) override {
     if (next_ >= result_.input_lens.size()) return false;
+    if (time_ >= max_arrival_s) {
+      throw load_error(load_error_kind::bad_input,
+                       result_.source + ": field 'request_rate': request " + std::to_string(next_) +
+                           " would arrive " + std::to_string(time_) +
+                           " s after the first; " + max_arrival_rule);
+    }
     out = request{};
     out.id = next_;
     out.arrival_s = time_;

@@ -1,5 +1,7 @@
 #include "run/run_description.hpp"
 
+#include "load/load_error.hpp"
+
 namespace kvscope {
 namespace {
 
@@ -11,6 +13,12 @@ class time_scaled_source final : public request_source {
   bool next(request& out) override {
     const bool more = inner_->next(out);
     if (more) out.arrival_s *= scale_;
+    if (more && out.arrival_s >= max_arrival_s) {
+      throw load_error(load_error_kind::bad_input,
+                       "request " + std::to_string(out.id) + " arrives " + std::to_string(out.arrival_s) +
+                           " s after the first once its time is scaled by " + std::to_string(scale_) +
+                           "; " + max_arrival_rule);
+    }
     copy_counters();
     return more;
   }

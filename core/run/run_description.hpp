@@ -26,6 +26,10 @@ struct run_description {
   // SHA-256 of the trace file's bytes (64 lowercase hex digits) as a session recorded it; empty
   // for a generated load and for sessions written before kvscope recorded it.
   std::string trace_sha256;
+  // The same for the model and GPU when they are given as .json files (options.model and
+  // options.gpu then hold paths); empty for built-ins and for sessions older than format 3.
+  std::string model_sha256;
+  std::string gpu_sha256;
 };
 
 // Opens the run's load afresh, its arrivals scaled by arrival_time_scale (throws load_error).

@@ -1,5 +1,6 @@
-// A run killed by SIGINT or SIGTERM leaves no temporary file beside its outputs, leaves an
-// existing output as it was, and dies by that signal; running out of memory is a clear error.
+// A run killed by SIGINT, SIGTERM or SIGHUP leaves no temporary file beside its outputs, leaves
+// existing outputs (the session too) as they were, and dies by that signal; so does a run whose
+// --metrics cannot be written; running out of memory is a clear error.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -30,7 +31,8 @@ std::vector<std::string> temporaries(const std::filesystem::path& dir) {
   return found;
 }
 
-// Starts argv with the default action for SIGINT and SIGTERM, whatever the test runner ignores.
+// Starts argv with the default action for SIGINT, SIGTERM and SIGHUP, whatever the test runner
+// ignores.
 pid_t spawn(const std::vector<std::string>& argv) {
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -60,11 +62,13 @@ TEST_P(CliInterrupt, RemovesTemporariesKeepsOutputsAndDiesByTheSignal) {
   temp_dir dir;
   const auto metrics = dir.file("m.csv");
   write_text(metrics, "an earlier run's metrics\n");
+  const auto session = dir.file("s.json");
+  write_text(session, "an earlier run's session\n");
   // Far more requests than the run reaches before the signal.
   const pid_t pid = spawn({cli_path(), "simulate", "--load",
                            "gen:rate=200,prompt=fixed:512,output=fixed:64,count=100000000,seed=1",
                            "--model", "tiny", "--budget", "4MiB", "--quiet", "--metrics", metrics,
-                           "--requests", dir.file("r.csv")});
+                           "--requests", dir.file("r.csv"), "--session", session});
   ASSERT_GT(pid, 0);
   // Wait (without a time limit on the assertion) until both outputs' temporaries exist: the
   // run has started writing.
@@ -80,6 +84,7 @@ TEST_P(CliInterrupt, RemovesTemporariesKeepsOutputsAndDiesByTheSignal) {
   EXPECT_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : 0, signal);
   EXPECT_EQ(temporaries(dir.path()), std::vector<std::string>{});
   EXPECT_EQ(read_text(metrics), "an earlier run's metrics\n");
+  EXPECT_EQ(read_text(session), "an earlier run's session\n");
   EXPECT_FALSE(std::filesystem::exists(dir.file("r.csv")));
 }
 
@@ -93,6 +98,25 @@ std::string signal_name(const ::testing::TestParamInfo<int>& param) {
 INSTANTIATE_TEST_SUITE_P(Signals, CliInterrupt,
                          ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGALRM, SIGXFSZ, SIGUSR1),
                          signal_name);
+
+// Files may grow to 100 blocks (51 or 102 KB): room for the session, not for the metrics of
+// thousands of steps. SIGXFSZ is ignored, so the write fails with EFBIG instead of killing.
+TEST(CliFailedOutput, AFailedMetricsWriteLeavesTheSessionAsItWas) {
+  temp_dir dir;
+  const auto metrics = dir.file("m.csv");
+  const auto session = dir.file("s.json");
+  write_text(session, "an earlier run's session\n");
+  const auto r = run_process({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 100 && exec \"$0\" \"$@\"",
+                              cli_path(), "simulate", "--load",
+                              "gen:rate=50,prompt=fixed:64,output=fixed:64,count=2000,seed=1", "--model",
+                              "tiny", "--budget", "4MiB", "--quiet", "--metrics", metrics, "--session",
+                              session});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(metrics), std::string::npos) << r.err;
+  EXPECT_EQ(read_text(session), "an earlier run's session\n");
+  EXPECT_FALSE(std::filesystem::exists(metrics));
+  EXPECT_EQ(temporaries(dir.path()), std::vector<std::string>{});
+}
 
 // A data-mode budget the address space cannot hold: the pool's arena throws std::bad_alloc.
 TEST(CliOutOfMemory, IsAClearErrorWithExitOne) {

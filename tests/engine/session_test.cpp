@@ -68,7 +68,7 @@ TEST(Session, ReplayStopsAtTheSavedStepCount) {
 }
 
 TEST(Session, BadFilesNameTheField) {
-  EXPECT_EQ(session_from_json("{}", "f").error(), "f: field 'kvscope_session': expected version 1 to 2, got 0");
+  EXPECT_EQ(session_from_json("{}", "f").error(), "f: field 'kvscope_session': expected version 1 to 3, got 0");
   auto text = session_to_json(sample_session());
   auto bad = text;
   bad.replace(bad.find("\"budget_bytes\""), 14, "\"budget_byte\"");

@@ -1,9 +1,11 @@
 // Sessions record the SHA-256 of their trace file, and a replay can tell whether it changed.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 
 #include "io/session_file.hpp"
 #include "io/trace_checksum.hpp"
+#include "process.hpp"
 #include "temp_dir.hpp"
 #include "util/sha256.hpp"
 
@@ -90,6 +92,57 @@ TEST(TraceChecksum, AnUnreadableTraceIsAnErrorWhenWritingTheSession) {
   const auto r = write_session(dir.file("s.json"), s);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error(), dir.file("missing.csv") + ": cannot open file");
+}
+
+TEST(InputChecksums, ModelAndGpuFilesAreRecordedAndCheckedBuiltInsNot) {
+  test::temp_dir dir;
+  run_description s;
+  s.load_spec = "gen:rate=1,count=2";
+  s.options.model = dir.file("m.json");
+  s.options.gpu = "h100";
+  const std::string config = test::read_text(test::data_path("../../resources/models/tiny.json"));
+  test::write_text(s.options.model, config);
+  ASSERT_TRUE(write_session(dir.file("s.json"), s).has_value());
+  const auto back = read_session(dir.file("s.json"));
+  ASSERT_TRUE(back.has_value()) << back.error();
+  EXPECT_EQ(back->model_sha256, sha256_hex(config));
+  EXPECT_EQ(back->gpu_sha256, "");
+  EXPECT_EQ(check_input_checksums(*back, "s.json").size(), 0u);
+  test::write_text(s.options.model, config + " ");
+  const auto checks = check_input_checksums(*back, "s.json");
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].result, trace_check_result::differs);
+  EXPECT_EQ(checks[0].message, "s.json: model file " + s.options.model +
+                                   " has changed since the session was recorded: sha256 " + sha256_hex(config) +
+                                   " recorded, " + sha256_hex(config + " ") + " now");
+}
+
+TEST(InputChecksums, AMalformedModelDigestIsRefusedNamingTheField) {
+  const auto s = session_from_json(
+      R"({"kvscope_session": 3, "load": {"spec": "gen:count=1"}, "files": {"model_sha256": "x"}})", "s.json");
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error(), "s.json: field 'files.model_sha256': expected 64 lowercase hexadecimal digits");
+}
+
+// A path relative to the working directory is written relative to the session's folder, and read
+// back from there; an absolute one stays as it is.
+TEST_F(TraceChecksumFile, RelativePathsAreTheSessionFoldersAbsoluteOnesStay) {
+  std::filesystem::create_directory(dir.file("sub"));
+  const auto session = dir.file("sub/s.json");
+  s.load_spec = std::filesystem::relative(trace).string();
+  ASSERT_TRUE(std::filesystem::path(s.load_spec).is_relative());
+  ASSERT_TRUE(write_session(session, s).has_value());
+  EXPECT_NE(read_text(session).find("\"spec\": \"../t.csv\""), std::string::npos) << read_text(session);
+  auto back = read_session(session);
+  ASSERT_TRUE(back.has_value()) << back.error();
+  EXPECT_EQ(back->load_spec, (std::filesystem::path(dir.file("sub")) / "../t.csv").string());
+  EXPECT_EQ(check_trace_checksum(*back, session).result, trace_check_result::matches);
+
+  s.load_spec = "bench:" + trace;
+  ASSERT_TRUE(write_session(session, s).has_value());
+  back = read_session(session);
+  ASSERT_TRUE(back.has_value()) << back.error();
+  EXPECT_EQ(back->load_spec, "bench:" + trace);
 }
 
 }  // namespace

@@ -38,9 +38,9 @@ std::string check_slo(std::string_view text) {
   if (text.empty()) return {};
   const auto slo = parse_slo(text);
   if (slo) return {};
-  // parse_slo names the flag itself: keep only its reason.
+  // parse_slo names the option itself: keep only its reason.
   const auto& why = slo.error();
-  return why.rfind("--slo: ", 0) == 0 ? why.substr(7) : why;
+  return why.rfind("slo: ", 0) == 0 ? why.substr(5) : why;
 }
 const char* timing_name(timing_kind t) {
   return t == timing_kind::linear ? "linear" : t == timing_kind::roofline ? "roofline" : "auto";

@@ -1,5 +1,7 @@
 #include "run/run_description.hpp"
 
+#include "engine/engine.hpp"
+
 namespace kvscope {
 namespace {
 
@@ -42,7 +44,17 @@ std::unique_ptr<request_source> open_run_load(const run_description& run) {
   return std::make_unique<time_scaled_source>(std::move(source), run.arrival_time_scale);
 }
 
+expected<void, std::string> resolve_run_setup(run_description& run) {
+  auto setup = resolve_setup(run.options);
+  if (!setup) return unexpected{setup.error()};
+  run.setup = std::make_shared<const engine_setup>(std::move(*setup));
+  return {};
+}
+
 std::unique_ptr<engine> make_engine(const run_description& run) {
+  if (run.setup && run.setup->options == run.options) {
+    return std::make_unique<engine>(*run.setup, open_run_load(run));
+  }
   return std::make_unique<engine>(run.options, open_run_load(run));
 }
 

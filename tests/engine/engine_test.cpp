@@ -194,11 +194,26 @@ TEST(Engine, AnOverloadedQueueStopsAtItsBoundAndSaysHowOverloaded) {
 TEST(Engine, InvalidOptionsAreRefusedWithAReason) {
   auto o = tiny_options(8ull << 20, payload_mode::accounting);
   o.model = "gpt-9";
-  EXPECT_EQ(validate(o), "--model: unknown model 'gpt-9' (built-in: tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-14b, qwen3-32b, "
+  EXPECT_EQ(validate(o), "model: unknown model 'gpt-9' (built-in: tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-14b, qwen3-32b, "
             "mistral-7b; or a config.json path ending in .json)");
   o = tiny_options(100, payload_mode::accounting);
   EXPECT_TRUE(validate(o).has_value());
   EXPECT_THROW(engine(o, gen_load(busy_load)), std::invalid_argument);
+}
+
+// An engine built from a resolved setup sizes its cache on the setup's budget (what `auto`
+// chose), not on the options' (0 for auto), and keeps the options as they were given.
+TEST(Engine, BuiltFromASetupSizesItsCacheOnTheSetupsBudget) {
+  const auto o = tiny_options(64ull << 20, payload_mode::accounting);
+  auto setup = resolve_setup(o);
+  ASSERT_TRUE(setup.has_value()) << setup.error();
+  setup->budget_bytes = 8ull << 20;
+  const engine from_setup(*setup, gen_load(busy_load));
+  const engine from_options(tiny_options(8ull << 20, payload_mode::accounting), gen_load(busy_load));
+  EXPECT_EQ(from_setup.cache().pool().budget_bytes(), from_options.cache().pool().budget_bytes());
+  EXPECT_LT(from_setup.cache().pool().budget_bytes(), 64ull << 20);
+  EXPECT_EQ(from_setup.setup().budget_bytes, 8ull << 20);
+  EXPECT_EQ(from_setup.options().budget_bytes, 64ull << 20);
 }
 
 }  // namespace

@@ -201,6 +201,31 @@ TEST(Engine, InvalidOptionsAreRefusedWithAReason) {
   EXPECT_THROW(engine(o, gen_load(busy_load)), std::invalid_argument);
 }
 
+// The GUI shows these reasons to people who typed no flag: they name options by key, never
+// by a CLI flag ("--gpu").
+TEST(Engine, RefusalsNameTheOptionNotAFlag) {
+  const auto refusal = [](auto change) {
+    auto o = tiny_options(8ull << 20, payload_mode::accounting);
+    change(o);
+    return validate(o).value_or("(accepted)");
+  };
+  const std::string reasons[] = {
+      refusal([](engine_options& o) { o.gpu = "h900"; }),
+      refusal([](engine_options& o) { o.budget_bytes = 0; }),
+      refusal([](engine_options& o) { o.tensor_parallel = 2; }),
+      refusal([](engine_options& o) { o.timing_model = timing_kind::roofline; }),
+      refusal([](engine_options& o) { o.compute_efficiency = 0.5; }),
+      refusal([](engine_options& o) { o.slo = "ttft=-1"; }),
+      refusal([](engine_options& o) { o.gpu = "h100", o.tensor_parallel = 3; }),
+  };
+  EXPECT_EQ(reasons[1], "budget auto needs a GPU to size the KV cache on");
+  EXPECT_EQ(reasons[2], "tensor_parallel needs a GPU to split the model over");
+  for (const auto& why : reasons) {
+    EXPECT_NE(why, "(accepted)");
+    EXPECT_EQ(why.find("--"), std::string::npos) << why;
+  }
+}
+
 // An engine built from a resolved setup sizes its cache on the setup's budget (what `auto`
 // chose), not on the options' (0 for auto), and keeps the options as they were given.
 TEST(Engine, BuiltFromASetupSizesItsCacheOnTheSetupsBudget) {

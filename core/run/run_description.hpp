@@ -36,7 +36,8 @@ struct run_description {
   std::shared_ptr<const engine_setup> setup;
 };
 
-// Resolves the run's options once into run.setup; resolve_setup's error otherwise.
+// Resolves the run's options into run.setup, unless it already holds them resolved;
+// resolve_setup's error otherwise.
 expected<void, std::string> resolve_run_setup(run_description& run);
 
 // Opens the run's load afresh, its arrivals scaled by arrival_time_scale (throws load_error).

@@ -6,7 +6,7 @@
 // panel applies these with its load when the user restarts.
 #include <QGroupBox>
 
-#include "engine/engine.hpp"
+#include "engine/engine_options.hpp"
 #include "util/expected.hpp"
 
 class QComboBox;

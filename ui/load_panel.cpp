@@ -310,7 +310,7 @@ expected<run_description, QString> LoadPanel::run(const run_description& base, c
     s.format = load_format::automatic;
     s.skip_bad_rows = false;
   }
-  if (const auto reason = validate(s.options)) return unexpected{QString::fromStdString(*reason)};
+  if (auto resolved = resolve_run_setup(s); !resolved) return unexpected{QString::fromStdString(resolved.error())};
   return s;
 }
 

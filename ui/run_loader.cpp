@@ -64,8 +64,8 @@ RunLoader::Result RunLoader::prepare(run_description run, const runner_options& 
   Result r;
   const QString what = QString::fromStdString(run.load_spec);
   try {
-    if (const auto reason = validate(run.options)) {
-      r.error = QString::fromStdString(*reason);
+    if (auto resolved = resolve_run_setup(run); !resolved) {  // once: the runner's engines reuse it
+      r.error = QString::fromStdString(resolved.error());
       r.run = std::move(run);
       return r;
     }

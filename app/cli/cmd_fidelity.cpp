@@ -19,6 +19,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "engine/engine_setup.hpp"
 #include "load/load_error.hpp"
 #include "output_checks.hpp"
 #include "sweep/fidelity.hpp"

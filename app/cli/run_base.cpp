@@ -34,7 +34,7 @@ expected<run_description, std::string> run_base_flags::build(const engine_option
     e.policy = *policy_preset(preset);
   }
   if (auto applied = flags.apply(e); !applied) return unexpected{applied.error()};
-  if (auto reason = validate(e)) return unexpected{*reason};
+  if (auto resolved = resolve_run_setup(run); !resolved) return unexpected{with_flag_name(resolved.error())};
   run.load_spec = load.spec;
   run.format = parse_load_format(load.format).value_or(load_format::automatic);
   run.skip_bad_rows = load.skip_bad_rows;

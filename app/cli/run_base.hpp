@@ -25,7 +25,8 @@ struct run_base_flags {
 
   // Adds the flags to `cmd`; option-table flags of `place` with `defaults` in their help.
   void add_to(CLI::App& cmd, unsigned place, const engine_options& defaults = {});
-  // The run they describe, validated; the error names the flag or file (exit 2).
+  // The run they describe, its options resolved once into run.setup (the engine reads no model
+  // or GPU file again); the error names the flag or file (exit 2).
   expected<run_description, std::string> build(const engine_options& defaults = {}) const;
   // The options given, as typed ("--budget 16MiB"), for a provenance.
   std::vector<std::string> typed() const;

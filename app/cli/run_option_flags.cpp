@@ -77,4 +77,12 @@ std::vector<named_path> run_option_flags::file_inputs() const {
   return out;
 }
 
+std::string with_flag_name(const std::string& message) {
+  const auto colon = message.find(": ");
+  if (colon == std::string::npos) return message;
+  const auto* spec = find_option(std::string_view(message).substr(0, colon));
+  if (!spec || spec->key.empty()) return message;
+  return "--" + std::string(spec->flag) + message.substr(colon);
+}
+
 }  // namespace kvscope::cli

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/engine_options.hpp"
 #include "output_checks.hpp"
 #include "run/option_table.hpp"
 #include "util/expected.hpp"
@@ -38,5 +38,9 @@ class run_option_flags {
   std::deque<typed> typed_;  // stable addresses: CLI11 writes into them
   std::string calibration_path_;  // --calibration FILE: the three roofline fit values
 };
+
+// A core message that opens with an option's key ("model: ...", "tensor_parallel: ...") opened
+// with the flag typed instead ("--model: ...", "--tp: ..."); any other message unchanged.
+std::string with_flag_name(const std::string& message);
 
 }  // namespace kvscope::cli

@@ -12,54 +12,31 @@
 namespace kvscope {
 namespace {
 
-paged_cache_config cache_config(const engine_options& o, const model_shape& shape) {
-  paged_cache_config c;
-  c.pool.shape = shape;
-  c.pool.block_size = o.block_size;
-  c.pool.budget_bytes = o.budget_bytes;
-  c.pool.mode = o.payload;
-  c.tail_tokens = o.tail_tokens;
-  c.max_tokens = o.max_tokens;
-  return c;
+engine_setup resolved_or_throw(const engine_options& options) {
+  auto setup = resolve_setup(options);
+  if (!setup) throw std::invalid_argument(setup.error());
+  return std::move(*setup);
 }
 
 }  // namespace
 
-std::optional<std::string> validate(const engine_options& o) {
-  auto setup = resolve_setup(o);
-  if (!setup) return setup.error();
-  const model_shape shape = shape_of(setup->model);
-  if (auto reason = validate(o.policy)) return invalid_policy_message(*reason);
-  if (o.scheduler.max_num_seqs == 0) return "max_num_seqs must be at least 1";
-  if (o.scheduler.max_num_batched_tokens == 0) return "max_num_batched_tokens must be at least 1";
-  if (!(o.scheduler.watermark >= 0 && o.scheduler.watermark < 1)) return "watermark must be in [0, 1)";
-  if (!(o.timing.base_s >= 0 && o.timing.per_prefill_token_s >= 0 &&
-        o.timing.per_decode_token_s >= 0) ||
-      o.timing.base_s + o.timing.per_decode_token_s <= 0) {
-    return "step-time model must be non-negative and not all zero";
-  }
-  engine_options resolved = o;
-  resolved.budget_bytes = setup->budget_bytes;
-  return paged_cache::validate(cache_config(resolved, shape));
-}
-
 engine::engine(const engine_options& options, std::unique_ptr<request_source> load)
-    : options_(options), load_(std::move(load)), policy_(options.policy) {
-  if (auto reason = validate(options_)) throw std::invalid_argument(*reason);
-  setup_ = *resolve_setup(options_);
+    : engine(resolved_or_throw(options), std::move(load)) {}
+
+engine::engine(engine_setup setup, std::unique_ptr<request_source> load)
+    : setup_(std::move(setup)), load_(std::move(load)), policy_(setup_.options.policy) {
+  const engine_options& o = setup_.options;
   shape_ = shape_of(setup_.model);
-  engine_options resolved = options_;
-  resolved.budget_bytes = setup_.budget_bytes;
-  cache_ = std::make_unique<paged_cache>(cache_config(resolved, shape_));
-  kv_ = std::make_unique<block_manager>(*cache_, options_.prefix_caching);
-  kv_->set_policy(options_.policy);
+  cache_ = std::make_unique<paged_cache>(cache_config(setup_));
+  kv_ = std::make_unique<block_manager>(*cache_, o.prefix_caching);
+  kv_->set_policy(o.policy);
   kv_->set_cold_level(policy_.level());
-  kv_->set_guaranteed_level(options_.policy.min_level);
-  sched_ = std::make_unique<scheduler>(options_.scheduler, *kv_);
-  data_.seed = options_.seed;
-  client_limit_ = options_.max_concurrency > 0 ? options_.max_concurrency
-                  : load_                     ? load_->client_concurrency()
-                                              : 0;
+  kv_->set_guaranteed_level(o.policy.min_level);
+  sched_ = std::make_unique<scheduler>(o.scheduler, *kv_);
+  data_.seed = o.seed;
+  client_limit_ = o.max_concurrency > 0 ? o.max_concurrency
+                  : load_                ? load_->client_concurrency()
+                                         : 0;
   request r;
   if (load_ && load_->next(r)) next_arrival_ = std::move(r);
   last_.free_bytes = cache_->pool().budget_bytes();
@@ -139,7 +116,7 @@ void engine::pull_arrivals() {
 
 void engine::check_waiting() const {
   const std::size_t waiting = sched_->num_waiting() + client_queue_.size();
-  if (waiting <= options_.max_waiting_requests) return;
+  if (waiting <= setup_.options.max_waiting_requests) return;
   const double t = clock_s_;
   const std::uint64_t arrived = totals_.requests_total + client_queue_.size();
   const std::uint64_t finished = totals_.requests_finished;
@@ -148,7 +125,7 @@ void engine::check_waiting() const {
   };
   std::string message = "overloaded: " + std::to_string(waiting) + " requests waiting at " +
                         format_significant(t, 4) + " s of simulated time (max_waiting_requests " +
-                        std::to_string(options_.max_waiting_requests) + "); by then " +
+                        std::to_string(setup_.options.max_waiting_requests) + "); by then " +
                         std::to_string(arrived) + " had arrived (" + per_second(arrived) + ") and " +
                         std::to_string(finished) + " finished";
   if (finished > 0 && t > 0) {
@@ -179,7 +156,7 @@ void engine::send(const request& arrived) {
 }
 
 void engine::write_new_tokens() {
-  if (options_.payload != payload_mode::data) {
+  if (setup_.options.payload != payload_mode::data) {
     // Accounting mode stores nothing: the lengths are all there is to write.
     for (const auto& s : sched_->running()) {
       if (s.scheduled_tokens == 0) continue;
@@ -227,7 +204,7 @@ void engine::measure_quality() {
   std::vector<sequence_stream> streams;
   for (const auto& s : sched_->running()) streams.push_back({kv_->cache_id(s.id), kv_->stream(s.id)});
   if (streams.empty()) return;
-  const auto quant = measure_cache_error(*cache_, data_, streams, options_.quality_blocks);
+  const auto quant = measure_cache_error(*cache_, data_, streams, setup_.options.quality_blocks);
   std::array<error_sum, 4> attention{};
   // Attention error of a few sequences, attributed to the most compact tier each one holds.
   const std::size_t stride = std::max<std::size_t>(1, streams.size() / 4);
@@ -319,7 +296,7 @@ bool engine::step() {
     level = *policy_.observe(referenced_share(usage));
     kv_->set_cold_level(level);
   }
-  const auto migrated = cache_->migrate(policy, level, options_.migration_batch);
+  const auto migrated = cache_->migrate(policy, level, setup_.options.migration_batch);
   // Only a migration changes the pool between here and record(): reuse the usage otherwise.
   if (migrated.blocks > 0 || migrated.stalled) usage = cache_->pool().usage();
   totals_.migrated_blocks += migrated.blocks;
@@ -331,7 +308,7 @@ bool engine::step() {
   }
   work.migration_bytes = static_cast<std::uint64_t>(
       std::max<std::int64_t>(0, static_cast<std::int64_t>(2 * new_bytes) + migrated.bytes_freed));
-  const double seconds = setup_.timing ? setup_.timing->estimate(work).seconds : options_.timing.seconds(plan);
+  const double seconds = setup_.timing ? setup_.timing->estimate(work).seconds : setup_.options.timing.seconds(plan);
   // Every later time is a sum of step times: one that is not a finite, non-negative number
   // would stall or poison every loop over time (latency windows, the arrival loop).
   if (!(std::isfinite(seconds) && seconds >= 0)) {
@@ -341,8 +318,8 @@ bool engine::step() {
   clock_s_ += seconds;
   totals_.step_seconds_sum += seconds;
   record_outcomes(start_s);
-  if (options_.payload == payload_mode::data && options_.quality_every > 0 &&
-      steps_ % options_.quality_every == 0) {
+  if (setup_.options.payload == payload_mode::data && setup_.options.quality_every > 0 &&
+      steps_ % setup_.options.quality_every == 0) {
     measure_quality();
   }
   record(plan, seconds, work, usage);
@@ -365,7 +342,7 @@ step_work engine::measure_work(const step_plan& plan) const {
   for (precision p : all_precisions) {
     const int l = ordinal(p);
     w.kv_bytes_read_by_level[l] = references[l] * cache_->pool().layout(p).total_bytes();
-    w.kv_token_reads_by_level[l] = references[l] * options_.block_size;
+    w.kv_token_reads_by_level[l] = references[l] * setup_.options.block_size;
   }
   w.kv_bytes_written = w.tokens * shape_.values_per_token() * 2;  // new tokens land at fp16
   return w;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine_options.hpp"
 #include "engine/engine_setup.hpp"
 #include "engine/pool_view.hpp"
 #include "engine/step_metrics.hpp"
@@ -29,67 +30,12 @@
 
 namespace kvscope {
 
-// Simulated duration of a step: a fixed cost (reading the weights) plus a cost per token
-// computed. Defaults are in the range of an 8B model on one modern GPU.
-// Written as typed value × unit so a default is bit-identical to the same value typed on the
-// command line in ms or us (40 * 1e-6 is not 40e-6).
-struct step_time_model {
-  double base_s = 10 * 1e-3;
-  double per_prefill_token_s = 40 * 1e-6;
-  double per_decode_token_s = 80 * 1e-6;
-
-  double seconds(const step_plan& plan) const noexcept {
-    return base_s + per_prefill_token_s * plan.prefill_tokens +
-           per_decode_token_s * plan.decode_tokens;
-  }
-};
-
-struct engine_options {
-  std::string model = "llama3-8b";  // a built-in model (model/builtin_models.hpp) or a config.json
-  std::uint64_t budget_bytes = 16ull << 30;  // 0 = auto: as vLLM sizes it on `gpu`
-  std::uint32_t block_size = 16;
-  std::uint32_t tail_tokens = 256;
-  std::uint32_t migration_batch = 64;  // cold blocks re-quantized per step at most
-  std::uint32_t max_tokens = 0;        // sliding window per sequence; 0 = off
-  payload_mode payload = payload_mode::accounting;
-  bool prefix_caching = true;
-  scheduler_config scheduler;
-  step_time_model timing;
-  policy_config policy;
-  std::uint64_t seed = 0;             // synthetic K/V data
-  std::uint32_t quality_every = 50;   // data mode: measure quality every N steps; 0 = never
-  std::uint32_t quality_blocks = 64;  // blocks sampled per measurement
-  timing_kind timing_model = timing_kind::automatic;  // roofline once a GPU is given
-  std::string gpu;                     // a built-in GPU (model/gpu_spec.hpp) or a JSON file; "" none
-  std::uint32_t tensor_parallel = 1;   // GPUs the model is split over
-  double gpu_memory_utilization = 0.9;  // share of GPU memory for weights, activations and KV
-  std::uint32_t max_model_len = 0;     // longest prompt + output; 0 = the model's context length
-  std::string slo;                     // "ttft=0.5,tpot=0.05[,e2e=...]" (seconds), for goodput
-  // At most this many requests in flight; the rest wait at the client (vllm bench serve
-  // --max-concurrency). 0 = no limit, or the load's own (a closed-loop generator's clients).
-  std::uint32_t max_concurrency = 0;
-  // Requests waiting at most, at the client and for admission: an overloaded server's queue
-  // grows without end, so past this the run stops with an overload_error instead of exhausting
-  // memory. A waiting request costs about 210 bytes (measured on a generated load): the default
-  // stays near 220 MB.
-  std::uint32_t max_waiting_requests = 1'000'000;
-  // Overrides of the GPU's efficiency factors and step overhead (0 = the GPU's own): what
-  // `kvscope-cli calibrate` fits to measurements, applied with --calibration FILE.
-  double compute_efficiency = 0;
-  double memory_efficiency = 0;
-  double step_overhead_s = 0;
-  double sequence_overhead_s = 0;
-};
-
 // Thrown by engine::step when more than max_waiting_requests wait: the load arrives faster than
 // the server finishes it. what() says when, how many waited, and how overloaded the load is.
 class overload_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Why the options cannot make an engine (unknown model, invalid policy, pool too small, ...).
-std::optional<std::string> validate(const engine_options& options);
 
 // Totals over the run so far, for the summary.
 struct engine_totals {
@@ -119,8 +65,10 @@ struct engine_totals {
 
 class engine {
  public:
-  // Throws std::invalid_argument with validate()'s reason.
+  // Resolves the options (resolve_setup); throws std::invalid_argument with its reason.
   engine(const engine_options& options, std::unique_ptr<request_source> load);
+  // Runs what resolve_setup resolved, reading no file again.
+  engine(engine_setup setup, std::unique_ptr<request_source> load);
   ~engine();
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
@@ -146,7 +94,7 @@ class engine {
   const engine_setup& setup() const noexcept { return setup_; }
   // Receives each request's record as it finishes or is rejected (before the first step).
   void on_request_done(request_outcomes::row_sink sink) { outcomes_.set_sink(std::move(sink)); }
-  const engine_options& options() const noexcept { return options_; }
+  const engine_options& options() const noexcept { return setup_.options; }
   const policy_controller& policy() const noexcept { return policy_; }
   // The step metric `level`: the controller's level for the ewma family; for the families
   // without a controller, the most compact level a block referenced by a sequence is held at.
@@ -179,8 +127,7 @@ class engine {
   // Hands the scheduler's events of this step to the outcome tracker.
   void record_outcomes(double step_start_s);
 
-  engine_options options_;
-  engine_setup setup_;
+  engine_setup setup_;  // with the options it was resolved from
   model_shape shape_;
   std::unique_ptr<request_source> load_;
   std::optional<request> next_arrival_;

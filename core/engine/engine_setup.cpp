@@ -2,57 +2,89 @@
 
 #include <limits>
 
-#include "engine/engine.hpp"
 #include "model/builtin_models.hpp"
 
 namespace kvscope {
+namespace {
 
-expected<engine_setup, std::string> resolve_setup(const engine_options& o) {
-  engine_setup s;
+constexpr auto u32_max = std::numeric_limits<std::uint32_t>::max();
+
+// The model and the GPU with the options' overrides of its factors.
+expected<void, std::string> resolve_hardware(const engine_options& o, engine_setup& s) {
   auto model = resolve_model(o.model);
-  if (!model) return unexpected{"--model: " + model.error()};
+  if (!model) return unexpected{"model: " + model.error()};
   s.model = std::move(*model);
-  constexpr auto u32 = std::numeric_limits<std::uint32_t>::max();
-  if (s.model.num_hidden_layers > u32 || s.model.num_key_value_heads > u32 || s.model.head_dim > u32) {
-    return unexpected{"--model: " + s.model.name + ": layers, KV heads or head_dim too large"};
+  if (s.model.num_hidden_layers > u32_max || s.model.num_key_value_heads > u32_max ||
+      s.model.head_dim > u32_max) {
+    return unexpected{"model: " + s.model.name + ": layers, KV heads or head_dim too large"};
   }
   if (!o.gpu.empty()) {
     auto gpu = resolve_gpu(o.gpu);
-    if (!gpu) return unexpected{"--gpu: " + gpu.error()};
+    if (!gpu) return unexpected{"gpu: " + gpu.error()};
     s.gpu = std::move(*gpu);
     if (o.compute_efficiency > 0) s.gpu->compute_efficiency = o.compute_efficiency;
     if (o.memory_efficiency > 0) s.gpu->memory_efficiency = o.memory_efficiency;
     if (o.step_overhead_s > 0) s.gpu->step_overhead_s = o.step_overhead_s;
     if (o.sequence_overhead_s > 0) s.gpu->sequence_overhead_s = o.sequence_overhead_s;
-    if (auto why = check_gpu_spec(*s.gpu)) return unexpected{"--gpu: " + *why};
+    if (auto why = check_gpu_spec(*s.gpu)) return unexpected{"gpu: " + *why};
   } else if (o.compute_efficiency > 0 || o.memory_efficiency > 0 || o.step_overhead_s > 0) {
-    return unexpected{std::string("--compute-efficiency, --memory-efficiency and --step-overhead-ms need a GPU (--gpu)")};
+    return unexpected{std::string(
+        "compute_efficiency, memory_efficiency and step_overhead need a GPU to override the factors of")};
   }
+  return {};
+}
+
+// The step time (the roofline's on a GPU) and the KV budget (`auto`: as vLLM sizes it).
+expected<void, std::string> resolve_timing_and_budget(const engine_options& o, engine_setup& s) {
   const bool roofline_wanted =
       o.timing_model == timing_kind::roofline || (o.timing_model == timing_kind::automatic && s.gpu);
   if (roofline_wanted) {
-    if (!s.gpu) return unexpected{std::string("--timing roofline needs a GPU: give --gpu (h100, a100-80g, ... or FILE.json)")};
+    if (!s.gpu) return unexpected{std::string("roofline timing needs a GPU (h100, a100-80g, ... or FILE.json)")};
     auto timing = make_roofline({s.model, *s.gpu, o.tensor_parallel, default_dequant_flops_per_value});
-    if (!timing) return unexpected{"--tp: " + timing.error()};
+    if (!timing) return unexpected{"tensor_parallel: " + timing.error()};
     s.timing = std::move(*timing);
   } else if (o.tensor_parallel != 1 && !s.gpu) {
-    return unexpected{std::string("--tp needs a GPU (--gpu) to split the model over")};
+    return unexpected{std::string("tensor_parallel needs a GPU to split the model over")};
   }
   s.budget_bytes = o.budget_bytes;
   if (o.budget_bytes == 0) {
-    if (!s.gpu) return unexpected{std::string("--budget auto needs a GPU (--gpu) to size the KV cache on")};
+    if (!s.gpu) return unexpected{std::string("budget auto needs a GPU to size the KV cache on")};
     budget_options b;
     b.tp = o.tensor_parallel;
     b.gpu_memory_utilization = o.gpu_memory_utilization;
     b.max_num_batched_tokens = o.scheduler.max_num_batched_tokens;
     b.max_num_seqs = o.scheduler.max_num_seqs;
     auto chosen = budget_auto(s.model, *s.gpu, b);
-    if (!chosen) return unexpected{"--budget auto: " + chosen.error()};
+    if (!chosen) return unexpected{"budget auto: " + chosen.error()};
     s.budget_bytes = chosen->total_bytes;
     s.budget_auto = *chosen;
   }
+  return {};
+}
+
+// The options that need no file: policy, scheduler, linear step time.
+std::optional<std::string> check_values(const engine_options& o) {
+  if (auto reason = validate(o.policy)) return invalid_policy_message(*reason);
+  if (o.scheduler.max_num_seqs == 0) return "max_num_seqs must be at least 1";
+  if (o.scheduler.max_num_batched_tokens == 0) return "max_num_batched_tokens must be at least 1";
+  if (!(o.scheduler.watermark >= 0 && o.scheduler.watermark < 1)) return "watermark must be in [0, 1)";
+  if (!(o.timing.base_s >= 0 && o.timing.per_prefill_token_s >= 0 &&
+        o.timing.per_decode_token_s >= 0) ||
+      o.timing.base_s + o.timing.per_decode_token_s <= 0) {
+    return "step-time model must be non-negative and not all zero";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+expected<engine_setup, std::string> resolve_setup(const engine_options& o) {
+  engine_setup s;
+  s.options = o;
+  if (auto r = resolve_hardware(o, s); !r) return unexpected{r.error()};
+  if (auto r = resolve_timing_and_budget(o, s); !r) return unexpected{r.error()};
   s.max_model_len = o.max_model_len;
-  if (s.max_model_len == 0 && s.model.max_position_embeddings <= u32) {
+  if (s.max_model_len == 0 && s.model.max_position_embeddings <= u32_max) {
     s.max_model_len = static_cast<std::uint32_t>(s.model.max_position_embeddings);
   }
   if (!o.slo.empty()) {
@@ -60,7 +92,26 @@ expected<engine_setup, std::string> resolve_setup(const engine_options& o) {
     if (!slo) return unexpected{slo.error()};
     s.slo = *slo;
   }
+  if (auto reason = check_values(o)) return unexpected{*reason};
+  if (auto reason = paged_cache::validate(cache_config(s))) return unexpected{*reason};
   return s;
+}
+
+std::optional<std::string> validate(const engine_options& options) {
+  auto setup = resolve_setup(options);
+  if (!setup) return setup.error();
+  return std::nullopt;
+}
+
+paged_cache_config cache_config(const engine_setup& s) {
+  paged_cache_config c;
+  c.pool.shape = shape_of(s.model);
+  c.pool.block_size = s.options.block_size;
+  c.pool.budget_bytes = s.budget_bytes;
+  c.pool.mode = s.options.payload;
+  c.tail_tokens = s.options.tail_tokens;
+  c.max_tokens = s.options.max_tokens;
+  return c;
 }
 
 }  // namespace kvscope

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/engine_setup.hpp"
 #include "util/text_file.hpp"
 #include "io/json_checks.hpp"
 #include "io/policy_file.hpp"

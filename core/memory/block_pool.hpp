@@ -39,13 +39,12 @@
 #include "memory/frame_map.hpp"
 #include "memory/index_set.hpp"
 #include "memory/model_shape.hpp"
+#include "memory/payload_mode.hpp"
 #include "quant/fp16.hpp"
 #include "quant/tier_layout.hpp"
 #include "util/expected.hpp"
 
 namespace kvscope {
-
-enum class payload_mode : std::uint8_t { data, accounting };
 
 struct block_pool_config {
   model_shape shape;

@@ -14,7 +14,7 @@ std::string_view trim(std::string_view s) noexcept {
 }
 
 unexpected<std::string> slo_error(std::string_view what) {
-  return unexpected{"--slo: " + std::string(what)};
+  return unexpected{"slo: " + std::string(what)};
 }
 
 }  // namespace

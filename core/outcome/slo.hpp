@@ -20,8 +20,8 @@ struct slo_spec {
 };
 
 // Parses "ttft=0.5,tpot=0.05,e2e=10" (keys in any order, spaces around items allowed). Errors
-// name the flag and the item, e.g. "--slo: unknown key 'foo' (ttft, tpot, e2e)" or
-// "--slo: 'ttft=-1': expected a positive number of seconds"; a key given twice, an empty item
+// name the option and the item, e.g. "slo: unknown key 'foo' (ttft, tpot, e2e)" or
+// "slo: 'ttft=-1': expected a positive number of seconds"; a key given twice, an empty item
 // and non-finite numbers are refused.
 expected<slo_spec, std::string> parse_slo(std::string_view text);
 

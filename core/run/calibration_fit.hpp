@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/engine_options.hpp"
 #include "load/vllm_bench.hpp"
 #include "model/calibration.hpp"
 #include "util/expected.hpp"

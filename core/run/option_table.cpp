@@ -7,6 +7,7 @@
 
 #include "model/builtin_models.hpp"
 #include "model/gpu_spec.hpp"
+#include "model/json_fields.hpp"  // names_json_file
 #include "outcome/slo.hpp"
 #include "util/byte_size.hpp"
 
@@ -25,22 +26,25 @@ std::vector<std::string> gpu_names() {
   for (const auto name : builtin_gpu_names()) names.emplace_back(name);
   return names;
 }
+// A built-in's name is looked up here; a file is read once, where the options are resolved
+// (engine/engine_setup.hpp), rather than again at every option applied.
 std::string check_model(std::string_view name) {
-  const auto m = resolve_model(name);
+  if (detail::names_json_file(name)) return {};
+  const auto m = builtin_model(name);
   return m ? std::string() : m.error();
 }
 std::string check_gpu(std::string_view name) {
-  if (name.empty()) return {};
-  const auto g = resolve_gpu(name);
+  if (name.empty() || detail::names_json_file(name)) return {};
+  const auto g = builtin_gpu(name);
   return g ? std::string() : g.error();
 }
 std::string check_slo(std::string_view text) {
   if (text.empty()) return {};
   const auto slo = parse_slo(text);
   if (slo) return {};
-  // parse_slo names the flag itself: keep only its reason.
+  // parse_slo names the option itself: keep only its reason.
   const auto& why = slo.error();
-  return why.rfind("--slo: ", 0) == 0 ? why.substr(7) : why;
+  return why.rfind("slo: ", 0) == 0 ? why.substr(5) : why;
 }
 const char* timing_name(timing_kind t) {
   return t == timing_kind::linear ? "linear" : t == timing_kind::roofline ? "roofline" : "auto";

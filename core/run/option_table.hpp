@@ -3,7 +3,7 @@
 // type, unit, range, default and one line of help, and where it is shown. The CLI registers its
 // flags from this table, the session file reads and writes through it, the GUI takes its
 // command-line options and control ranges from it, and sweeps address options by its names.
-// To add an option: a field in engine_options (engine/engine.hpp) and one entry here.
+// To add an option: a field in engine_options (engine/engine_options.hpp) and one entry here.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/engine_options.hpp"
 #include "util/expected.hpp"
 
 namespace kvscope {
@@ -24,7 +24,7 @@ enum class option_kind : std::uint8_t {
   flag,       // bool
   choice,     // one of choices()
   byte_size,  // unsigned bytes, typed as 16GiB, 512MiB or plain bytes ("auto" where auto_ok)
-  text,       // a string, checked by check_text (a name or a file, an SLO spec)
+  text,       // a string, checked by check_text (a built-in name, an SLO spec; not a file's contents)
 };
 
 // Where an option is shown (bits).

@@ -1,5 +1,6 @@
 #include "run/run_description.hpp"
 
+#include "engine/engine.hpp"
 #include "load/load_error.hpp"
 
 namespace kvscope {
@@ -50,7 +51,18 @@ std::unique_ptr<request_source> open_run_load(const run_description& run) {
   return std::make_unique<time_scaled_source>(std::move(source), run.arrival_time_scale);
 }
 
+expected<void, std::string> resolve_run_setup(run_description& run) {
+  if (run.setup && run.setup->options == run.options) return {};
+  auto setup = resolve_setup(run.options);
+  if (!setup) return unexpected{setup.error()};
+  run.setup = std::make_shared<const engine_setup>(std::move(*setup));
+  return {};
+}
+
 std::unique_ptr<engine> make_engine(const run_description& run) {
+  if (run.setup && run.setup->options == run.options) {
+    return std::make_unique<engine>(*run.setup, open_run_load(run));
+  }
   return std::make_unique<engine>(run.options, open_run_load(run));
 }
 

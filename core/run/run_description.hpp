@@ -7,11 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/engine_options.hpp"
 #include "load/open_load.hpp"
 #include "run/commands.hpp"
+#include "util/expected.hpp"
 
 namespace kvscope {
+
+class engine;
+struct engine_setup;
 
 struct run_description {
   std::string load_spec;  // a trace path or a "gen:" spec
@@ -30,13 +34,21 @@ struct run_description {
   // options.gpu then hold paths); empty for built-ins and for sessions older than format 3.
   std::string model_sha256;
   std::string gpu_sha256;
+  // `options` resolved (resolve_setup), when the caller has already: make_engine then reads no
+  // model or GPU file again. Used only while it was resolved from these very options, so a
+  // copy whose options change (a sweep's config) resolves its own. Not stored in sessions.
+  std::shared_ptr<const engine_setup> setup;
 };
+
+// Resolves the run's options into run.setup, unless it already holds them resolved;
+// resolve_setup's error otherwise.
+expected<void, std::string> resolve_run_setup(run_description& run);
 
 // Opens the run's load afresh, its arrivals scaled by arrival_time_scale (throws load_error).
 std::unique_ptr<request_source> open_run_load(const run_description& run);
 
-// A fresh engine on the run's load (throws load_error, or std::invalid_argument for options
-// that validate() refuses).
+// A fresh engine on the run's load, from run.setup when it was resolved from run.options
+// (throws load_error, or std::invalid_argument for options that resolve_setup refuses).
 std::unique_ptr<engine> make_engine(const run_description& run);
 
 }  // namespace kvscope

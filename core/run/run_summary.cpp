@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/engine.hpp"
 #include "util/byte_size.hpp"
 
 namespace kvscope {

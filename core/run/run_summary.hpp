@@ -2,15 +2,18 @@
 // The figures of a finished (or interrupted) run, as the CLI's summary and a policy export's
 // provenance report them.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "engine/engine.hpp"
 #include "outcome/request_outcomes.hpp"
+#include "quant/level.hpp"
 
 namespace kvscope {
+
+class engine;
 
 struct run_summary {
   std::string model;

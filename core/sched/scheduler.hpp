@@ -21,6 +21,7 @@ struct scheduler_config {
   std::uint32_t max_num_seqs = 256;
   std::uint32_t max_num_batched_tokens = 8192;
   double watermark = 0.01;  // fraction of frames kept free when admitting
+  friend bool operator==(const scheduler_config&, const scheduler_config&) = default;
 };
 
 // Why a request was refused, as a kind, so that thousands of refusals can be told as a few

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "engine/engine_setup.hpp"
 #include "io/policy_file.hpp"
 #include "run/option_table.hpp"
 #include "util/closest_name.hpp"

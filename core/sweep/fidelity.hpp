@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/engine_options.hpp"
 #include "io/fidelity_points.hpp"
 #include "model/calibration.hpp"
 

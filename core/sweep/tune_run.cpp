@@ -70,11 +70,11 @@ tune_evaluator make_tune_evaluator(const run_description& base, const tune_probl
     std::vector<tune_score> scores(points.size());
     const std::atomic<bool> never{false};
     run_jobs(points.size(), options.jobs, options.cancel ? *options.cancel : never, [&](std::size_t i) {
-      const run_description run = config_run(base, config_at(problem, points[i]));
-      if (auto reason = validate(run.options)) {
+      run_description run = config_run(base, config_at(problem, points[i]));
+      if (auto resolved = resolve_run_setup(run); !resolved) {  // once: every run below reuses it
         scores[i].objective = NAN;
         scores[i].constraint_values.assign(problem.constraints.size(), NAN);
-        scores[i].invalid = std::move(*reason);
+        scores[i].invalid = resolved.error();
         return;
       }
       if (problem.goal.key != capacity_metric) {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/engine_options.hpp"
 #include "load/request.hpp"
 #include "util/expected.hpp"
 

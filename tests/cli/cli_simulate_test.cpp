@@ -173,7 +173,7 @@ TEST(CliSimulate, LengthsThatCannotBeAreRefusedBeforeTheRun) {
 TEST(CliSimulate, BudgetAutoNeedsAGpuAndReportsWhatItChose) {
   auto r = run_process({cli_path(), "simulate", "--load", load, "--model", "llama3-8b", "--budget", "auto"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--budget auto needs a GPU"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("budget auto needs a GPU to size the KV cache on"), std::string::npos) << r.err;
   r = run_process({cli_path(), "simulate", "--load", load, "--model", "llama3-8b", "--budget", "auto",
                    "--gpu", "h100", "--summary-json", "-"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -194,11 +194,51 @@ TEST(Engine, AnOverloadedQueueStopsAtItsBoundAndSaysHowOverloaded) {
 TEST(Engine, InvalidOptionsAreRefusedWithAReason) {
   auto o = tiny_options(8ull << 20, payload_mode::accounting);
   o.model = "gpt-9";
-  EXPECT_EQ(validate(o), "--model: unknown model 'gpt-9' (built-in: tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-14b, qwen3-32b, "
+  EXPECT_EQ(validate(o), "model: unknown model 'gpt-9' (built-in: tiny, llama3-8b, llama3-70b, qwen3-8b, qwen3-14b, qwen3-32b, "
             "mistral-7b; or a config.json path ending in .json)");
   o = tiny_options(100, payload_mode::accounting);
   EXPECT_TRUE(validate(o).has_value());
   EXPECT_THROW(engine(o, gen_load(busy_load)), std::invalid_argument);
+}
+
+// The GUI shows these reasons to people who typed no flag: they name options by key, never
+// by a CLI flag ("--gpu").
+TEST(Engine, RefusalsNameTheOptionNotAFlag) {
+  const auto refusal = [](auto change) {
+    auto o = tiny_options(8ull << 20, payload_mode::accounting);
+    change(o);
+    return validate(o).value_or("(accepted)");
+  };
+  const std::string reasons[] = {
+      refusal([](engine_options& o) { o.gpu = "h900"; }),
+      refusal([](engine_options& o) { o.budget_bytes = 0; }),
+      refusal([](engine_options& o) { o.tensor_parallel = 2; }),
+      refusal([](engine_options& o) { o.timing_model = timing_kind::roofline; }),
+      refusal([](engine_options& o) { o.compute_efficiency = 0.5; }),
+      refusal([](engine_options& o) { o.slo = "ttft=-1"; }),
+      refusal([](engine_options& o) { o.gpu = "h100", o.tensor_parallel = 3; }),
+  };
+  EXPECT_EQ(reasons[1], "budget auto needs a GPU to size the KV cache on");
+  EXPECT_EQ(reasons[2], "tensor_parallel needs a GPU to split the model over");
+  for (const auto& why : reasons) {
+    EXPECT_NE(why, "(accepted)");
+    EXPECT_EQ(why.find("--"), std::string::npos) << why;
+  }
+}
+
+// An engine built from a resolved setup sizes its cache on the setup's budget (what `auto`
+// chose), not on the options' (0 for auto), and keeps the options as they were given.
+TEST(Engine, BuiltFromASetupSizesItsCacheOnTheSetupsBudget) {
+  const auto o = tiny_options(64ull << 20, payload_mode::accounting);
+  auto setup = resolve_setup(o);
+  ASSERT_TRUE(setup.has_value()) << setup.error();
+  setup->budget_bytes = 8ull << 20;
+  const engine from_setup(*setup, gen_load(busy_load));
+  const engine from_options(tiny_options(8ull << 20, payload_mode::accounting), gen_load(busy_load));
+  EXPECT_EQ(from_setup.cache().pool().budget_bytes(), from_options.cache().pool().budget_bytes());
+  EXPECT_LT(from_setup.cache().pool().budget_bytes(), 64ull << 20);
+  EXPECT_EQ(from_setup.setup().budget_bytes, 8ull << 20);
+  EXPECT_EQ(from_setup.options().budget_bytes, 64ull << 20);
 }
 
 }  // namespace

@@ -30,26 +30,26 @@ TEST(ParseSlo, AnySubsetInAnyOrderWithSpaces) {
 }
 
 TEST(ParseSlo, UnknownKeyListsTheKnownOnes) {
-  EXPECT_EQ(error_of("foo=1"), "--slo: unknown key 'foo' (ttft, tpot, e2e)");
+  EXPECT_EQ(error_of("foo=1"), "slo: unknown key 'foo' (ttft, tpot, e2e)");
   // vLLM's --goodput says e2el (in ms); ours is e2e in seconds.
-  EXPECT_EQ(error_of("ttft=1,e2el=5"), "--slo: unknown key 'e2el' (ttft, tpot, e2e)");
+  EXPECT_EQ(error_of("ttft=1,e2el=5"), "slo: unknown key 'e2el' (ttft, tpot, e2e)");
 }
 
 TEST(ParseSlo, OnlyPositiveFiniteSeconds) {
-  EXPECT_EQ(error_of("ttft=-1"), "--slo: 'ttft=-1': expected a positive number of seconds");
-  EXPECT_EQ(error_of("tpot=0"), "--slo: 'tpot=0': expected a positive number of seconds");
-  EXPECT_EQ(error_of("e2e=inf"), "--slo: 'e2e=inf': expected a positive number of seconds");
-  EXPECT_EQ(error_of("e2e=nan"), "--slo: 'e2e=nan': expected a positive number of seconds");
-  EXPECT_EQ(error_of("e2e=1e999"), "--slo: 'e2e=1e999': expected a positive number of seconds");
-  EXPECT_EQ(error_of("ttft=0.5s"), "--slo: 'ttft=0.5s': expected a positive number of seconds");
-  EXPECT_EQ(error_of("ttft="), "--slo: 'ttft=': expected a positive number of seconds");
+  EXPECT_EQ(error_of("ttft=-1"), "slo: 'ttft=-1': expected a positive number of seconds");
+  EXPECT_EQ(error_of("tpot=0"), "slo: 'tpot=0': expected a positive number of seconds");
+  EXPECT_EQ(error_of("e2e=inf"), "slo: 'e2e=inf': expected a positive number of seconds");
+  EXPECT_EQ(error_of("e2e=nan"), "slo: 'e2e=nan': expected a positive number of seconds");
+  EXPECT_EQ(error_of("e2e=1e999"), "slo: 'e2e=1e999': expected a positive number of seconds");
+  EXPECT_EQ(error_of("ttft=0.5s"), "slo: 'ttft=0.5s': expected a positive number of seconds");
+  EXPECT_EQ(error_of("ttft="), "slo: 'ttft=': expected a positive number of seconds");
 }
 
 TEST(ParseSlo, DuplicatesAndMalformedItemsAreRefused) {
-  EXPECT_EQ(error_of("ttft=1,tpot=0.1,ttft=2"), "--slo: 'ttft' given twice");
-  EXPECT_EQ(error_of("ttft"), "--slo: 'ttft': expected key=seconds");
-  EXPECT_EQ(error_of("ttft=1,"), "--slo: empty item; expected key=seconds separated by commas");
-  EXPECT_EQ(error_of(""), "--slo: empty; expected e.g. ttft=0.5,tpot=0.05,e2e=10");
+  EXPECT_EQ(error_of("ttft=1,tpot=0.1,ttft=2"), "slo: 'ttft' given twice");
+  EXPECT_EQ(error_of("ttft"), "slo: 'ttft': expected key=seconds");
+  EXPECT_EQ(error_of("ttft=1,"), "slo: empty item; expected key=seconds separated by commas");
+  EXPECT_EQ(error_of(""), "slo: empty; expected e.g. ttft=0.5,tpot=0.05,e2e=10");
 }
 
 }  // namespace

@@ -80,5 +80,20 @@ TEST(RunService, BadOptionsAndLoadsThrowBeforeAnyStep) {
   EXPECT_ANY_THROW((void)run_to_end(run));
 }
 
+// make_engine takes the run's resolved setup while the options are the ones it was resolved
+// from, and resolves afresh once they change (a sweep's copy of the base with another budget).
+TEST(RunService, MakeEngineReusesTheSetupOnlyForItsOwnOptions) {
+  auto run = small_run();
+  ASSERT_TRUE(resolve_run_setup(run).has_value());
+  ASSERT_EQ(run.setup->budget_bytes, 8ull << 20);
+  auto marked = std::make_shared<engine_setup>(*run.setup);
+  marked->budget_bytes = 4ull << 20;  // not what the options say: shows which setup was used
+  run.setup = marked;
+  EXPECT_EQ(make_engine(run)->setup().budget_bytes, 4ull << 20);
+  EXPECT_LE(run_to_end(run).summary.budget_bytes, 4ull << 20);  // the run service goes through it too
+  run.options.budget_bytes = 16ull << 20;
+  EXPECT_EQ(make_engine(run)->setup().budget_bytes, 16ull << 20);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -111,7 +111,7 @@ expected<kv_sample, std::string> parse_kv_sample(std::string_view bytes, std::st
     nlohmann::json header;
     try {
       header = nlohmann::json::parse(bytes.substr(8, n));
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number past a double
       throw field_error(std::string("header: invalid JSON: ") + e.what());
     }
     if (!header.is_object()) throw field_error("header: expected a JSON object");

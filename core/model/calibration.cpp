@@ -68,7 +68,7 @@ expected<calibration, std::string> parse_calibration(std::string_view text_in, s
   json j;
   try {
     j = json::parse(text_in.begin(), text_in.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number past a double (2e505)
     return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
   }
   try {

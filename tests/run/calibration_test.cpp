@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "load/vllm_bench.hpp"
+#include "model/calibration.hpp"
 #include "run/calibration_fit.hpp"
 #include "run/run_service.hpp"
 
@@ -97,6 +98,15 @@ TEST(Calibration, AMedianOfZeroIsCalledWrongNotMissing) {
   m.summary_ms["median_ttft_ms"] = 30;
   m.summary_ms["median_tpot_ms"] = -2.5;
   EXPECT_EQ(measured_medians_ms(m).error(), "m.json: field 'median_tpot_ms': must be more than 0 ms, got -2.5");
+}
+
+// A number past a double is an error naming the file (the fuzzer's find: it escaped as an
+// uncaught nlohmann out_of_range and killed the process).
+TEST(Calibration, ANumberPastADoubleIsAnErrorNamingTheFile) {
+  const auto c = parse_calibration(R"({"kvscope_calibration": 1, "model": "m", "gpu": "h100",
+      "compute_efficiency": 0.5, "memory_efficiency": 0.5, "step_overhead_s": 2e505})", "c.json");
+  ASSERT_FALSE(c.has_value());
+  EXPECT_EQ(c.error().rfind("c.json: invalid JSON: ", 0), 0u) << c.error();
 }
 
 }  // namespace

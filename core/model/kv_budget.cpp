@@ -34,11 +34,12 @@ std::uint64_t activation_reserve(const model_config& model, std::uint32_t tp,
   const std::uint64_t mlp_width =
       std::max(model.intermediate_size, model.num_experts_per_tok * model.moe_intermediate_size);
   const checked_u64 per_token =
-      checked_u64(model.hidden_size) * 4 + checked_u64(mlp_width / split) * 3;
-  const checked_u64 activations =
-      checked_u64(max_num_batched_tokens) * per_token * model.dtype_bytes;
-  const checked_u64 logits = checked_u64(max_num_seqs) * model.vocab_size * 4;
-  return (activations + logits + runtime_reserve_bytes).value_or_max();
+      checked_u64(mlp_width / split) * 3 + checked_u64(model.hidden_size) * 2;
+  const checked_u64 forward = checked_u64(max_num_batched_tokens) * per_token * model.dtype_bytes;
+  const checked_u64 sampler =
+      checked_u64(std::min(max_num_seqs, max_num_batched_tokens)) * model.vocab_size * 8;
+  const std::uint64_t peak = std::max(forward.value_or_max(), sampler.value_or_max());
+  return (checked_u64(peak) + runtime_reserve_bytes).value_or_max();
 }
 
 expected<kv_budget, std::string> budget_auto(const model_config& model, const gpu_spec& gpu,

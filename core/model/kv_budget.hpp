@@ -13,10 +13,12 @@
 
 namespace kvscope {
 
-// Memory a serving process holds outside weights, activations and KV: CUDA graphs, cuBLAS
-// workspaces and NCCL buffers, which vLLM counts as non-torch memory. A round figure, not a
-// measurement.
-inline constexpr std::uint64_t runtime_reserve_bytes = std::uint64_t{1} << 30;
+// Memory a serving process holds outside PyTorch's allocator when vLLM sizes its KV cache:
+// cuBLAS workspaces, NCCL buffers, allocator slack; vLLM adds it as "non-torch" memory. 512 MiB is
+// what two published start-up logs leave once weights, activations and KV are counted (see
+// docs/timing-model.md, "KV budget"). CUDA graphs are not in it: vLLM captures them after it has
+// allocated the KV cache, out of the memory gpu_memory_utilization leaves free.
+inline constexpr std::uint64_t runtime_reserve_bytes = std::uint64_t{512} << 20;
 
 struct budget_options {
   std::uint32_t tp = 1;                 // tensor-parallel GPUs
@@ -28,13 +30,13 @@ struct budget_options {
   std::optional<std::uint64_t> activation_reserve_bytes;  // per GPU; unset: activation_reserve()
 };
 
-// Estimated peak non-weight memory of one GPU's forward pass over `max_num_batched_tokens`
-// tokens, plus runtime_reserve_bytes:
-//   tokens x (4 x hidden + 3 x mlp_width / tp) x dtype_bytes    live activations at the MLP:
-//       residual, normed input, attention output and q/k/v (~4 hidden-wide tensors), the fused
-//       gate|up output (2 x mlp_width / tp) and its activated half (mlp_width / tp)
-//   + max_num_seqs x vocab_size x 4                             fp32 logits of the sampler's
-//       dummy run
+// Estimated peak memory beside the weights that vLLM's start-up profile finds on one GPU: the
+// larger of its two dummy runs, plus runtime_reserve_bytes. The runs follow each other, so their
+// peaks do not add:
+//   forward: tokens x (3 x mlp_width / tp + 2 x hidden) x dtype_bytes   the MLP's fused gate|up
+//       output (2 x mlp_width / tp) and its activated half, beside the residual and normed input
+//   sampler: min(max_num_seqs, tokens) x vocab_size x 8    fp32 logits and the fp32
+//       probabilities computed from them, one row per request
 // mlp_width is intermediate_size, or num_experts_per_tok x moe_intermediate_size if larger.
 std::uint64_t activation_reserve(const model_config& model, std::uint32_t tp,
                                  std::uint64_t max_num_batched_tokens,

@@ -23,6 +23,7 @@
 #include "load/load_error.hpp"
 #include "output_checks.hpp"
 #include "sweep/fidelity.hpp"
+#include "sweep/fidelity_fit.hpp"
 #include "util/atomic_write.hpp"
 
 namespace kvscope::cli {
@@ -34,6 +35,9 @@ struct fidelity_cli_options {
   std::string only;
   std::string json;
   std::vector<std::string> fail_above;
+  bool fit = false;
+  std::string fit_on;
+  std::size_t fit_evaluations = 300;
 };
 
 // "ttft_p50=35" pairs: the figure and its bound on the overall median |error|, in percent.
@@ -184,6 +188,46 @@ expected<std::vector<const fidelity_point*>, std::string> select_points(const st
   return chosen;
 }
 
+void print_factors(const timing_factors& f) {
+  std::printf("compute_efficiency %.4f, memory_efficiency %.4f, kv_memory_efficiency %.4f, step_overhead %.1f us, "
+              "layer_overhead %.2f us, sequence_overhead %.2f us; V0 engine: step %.1f us, layer %.2f us, "
+              "sequence %.2f us\n",
+              f.compute_efficiency, f.memory_efficiency, f.kv_memory_efficiency, 1e6 * f.step_overhead_s,
+              1e6 * f.layer_overhead_s, 1e6 * f.sequence_overhead_s, 1e6 * f.v0_step_overhead_s,
+              1e6 * f.v0_layer_overhead_s, 1e6 * f.v0_sequence_overhead_s);
+}
+
+// --fit: the factors every GPU shares, fitted on the chosen points (all of them reported);
+// --fit-on GROUP: fitted on the chosen points of that GPU or source, reported on the others.
+expected<std::pair<timing_factors, std::vector<const fidelity_point*>>, std::string> fit_factors(
+    const std::vector<const fidelity_point*>& chosen, const fidelity_cli_options& o) {
+  std::vector<const fidelity_point*> fit_set, held_out;
+  std::size_t not_fitted = 0;
+  for (const auto* p : chosen) {
+    const bool in_group = o.fit_on.empty() || p->gpu == o.fit_on || p->source == o.fit_on;
+    if (in_group && !p->not_fitted_reason.empty()) {
+      ++not_fitted;
+      std::printf("%s: reported, not fitted: %s\n", p->id.c_str(), p->not_fitted_reason.c_str());
+      continue;
+    }
+    (in_group ? fit_set : held_out).push_back(p);
+  }
+  if (fit_set.empty()) return unexpected{"--fit-on: no chosen point runs on GPU or comes from source '" + o.fit_on + "'"};
+  if (!o.fit_on.empty() && held_out.empty()) {
+    return unexpected{"--fit-on: every chosen point is in '" + o.fit_on + "': none is left to report on"};
+  }
+  std::printf("fitting the shared step-time factors on %zu points, %zu left out (at most %zu evaluations)\n",
+              fit_set.size(), not_fitted, o.fit_evaluations);
+  const auto fitted = fit_timing_factors(fit_set, o.fit_evaluations, [](std::size_t n, double cost) {
+    if (stderr_is_terminal()) std::fprintf(stderr, "check-fidelity: fit: evaluation %zu, cost %.5f\n", n, cost);
+  });
+  std::printf("fitted after %zu evaluations, cost %.5f (mean squared log error per point):\n", fitted.evaluations,
+              fitted.cost);
+  print_factors(fitted.factors);
+  if (!o.fit_on.empty()) std::printf("reporting on the %zu points held out of the fit\n\n", held_out.size());
+  return std::pair{fitted.factors, o.fit_on.empty() ? chosen : held_out};
+}
+
 int run_check(const fidelity_cli_options& o) {
   if (auto problem = check_outputs({{"--json", o.json}}, {{"--points", o.points}, {"--calibration", o.calibration_path}})) {
     print_error(*problem);
@@ -202,19 +246,28 @@ int run_check(const fidelity_cli_options& o) {
   const auto chosen = select_points(*all, o, c);
   if (!chosen) return fail_with(chosen.error(), exit_bad_input);
 
+  timing_factors factors;
+  auto report = *chosen;
+  if (o.fit || !o.fit_on.empty()) {
+    auto fitted = fit_factors(*chosen, o);
+    if (!fitted) return fail_with(fitted.error(), exit_bad_input);
+    factors = fitted->first;
+    report = std::move(fitted->second);
+  }
+
   std::vector<fidelity_check> checks;
   std::printf("%-22s %12s %12s %10s\n", "point / figure", "measured", "predicted", "error");
-  for (const auto* p : *chosen) {
+  for (const auto* p : report) {
     const auto start = std::chrono::steady_clock::now();
     try {
-      checks.push_back(check_fidelity_point(*p, c));
+      checks.push_back(check_fidelity_point(*p, c, factors));
     } catch (const std::exception& e) {  // a load_error or options validate() refused
       return fail_with(o.points + ":" + std::to_string(p->line) + ": point " + p->id + ": " + e.what(), exit_bad_input);
     }
     print_point(checks.back());
     if (stderr_is_terminal()) {
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-      std::fprintf(stderr, "check-fidelity: %zu/%zu %s done in %.1f s\n", checks.size(), chosen->size(), p->id.c_str(), took.count());
+      std::fprintf(stderr, "check-fidelity: %zu/%zu %s done in %.1f s\n", checks.size(), report.size(), p->id.c_str(), took.count());
     }
   }
   std::vector<fidelity_point> skipped;
@@ -261,6 +314,13 @@ void add_fidelity_command(CLI::App& root, int& exit_code) {
                   "Exit 1 when an overall median |error| exceeds its bound: FIGURE=PERCENT,... "
                   "(e.g. ttft_p50=35,output_throughput=25)")
       ->delimiter(',');
+  cmd->add_flag("--fit", o->fit,
+               "Fit the step-time factors every GPU shares (three efficiencies, step, layer and sequence overheads) "
+               "to the chosen points, print them, and report with them");
+  cmd->add_option("--fit-on", o->fit_on,
+                  "Cross-validation: fit on the points of this GPU or source, report on the others");
+  cmd->add_option("--fit-evaluations", o->fit_evaluations, "At most this many runs of the set while fitting")
+      ->check(CLI::Range(1, 100000));
   cmd->callback([o, &exit_code] { exit_code = run_check(*o); });
 }
 

@@ -188,7 +188,7 @@ void add_calibrate(CLI::App& root, int& exit_code) {
   };
   auto o = std::make_shared<options>();
   auto* cmd = root.add_subcommand(
-      "calibrate", "Fit the roofline's compute and memory efficiency, step and per-sequence overhead to measured "
+      "calibrate", "Fit the roofline's compute and memory efficiency, per-layer and per-sequence overhead to measured "
                    "`vllm bench serve` results (median TTFT and TPOT), and write them for --calibration");
   cmd->add_option("--measured", o->measured, "Result files of `vllm bench serve --save-result`")
       ->required()->check(CLI::ExistingFile);
@@ -237,10 +237,10 @@ void add_calibrate(CLI::App& root, int& exit_code) {
       return;
     }
     std::printf("fitted on %s (%s, tp %u) in %llu simulations: compute efficiency %.4f, memory "
-                "efficiency %.4f, step overhead %.3f ms\n",
+                "efficiency %.4f, per-layer overhead %.1f us, per-sequence overhead %.1f us\n",
                 c->gpu.c_str(), c->model.c_str(), c->tensor_parallel,
                 static_cast<unsigned long long>(c->evaluations), c->compute_efficiency,
-                c->memory_efficiency, 1e3 * c->step_overhead_s);
+                c->memory_efficiency, 1e6 * c->layer_overhead_s, 1e6 * c->sequence_overhead_s);
     std::printf("%-40s %12s %12s %12s %12s\n", "measurement", "TTFT meas", "TTFT model", "TPOT meas", "TPOT model");
     for (const auto& r : c->residuals) {
       std::printf("%-40s %12.2f %12.2f %12.3f %12.3f\n", r.source.c_str(), r.measured_ttft_ms,

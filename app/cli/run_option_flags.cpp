@@ -37,6 +37,7 @@ expected<void, std::string> run_option_flags::apply(engine_options& options) con
     options.compute_efficiency = c->compute_efficiency;
     options.memory_efficiency = c->memory_efficiency;
     options.step_overhead_s = c->step_overhead_s;
+    options.layer_overhead_s = c->layer_overhead_s;
     options.sequence_overhead_s = c->sequence_overhead_s;
     calibrated_gpu = c->gpu;
   }

@@ -17,8 +17,13 @@ namespace kvscope {
 enum class timing_kind : std::uint8_t {
   automatic,  // roofline when a GPU is given, else linear
   linear,     // base + per-token costs (step_time_model)
-  roofline,   // overhead + max(compute, memory) on the GPU (model/roofline.hpp)
+  roofline,   // matmuls + attention + overheads on the GPU (model/roofline.hpp)
 };
+
+// Which generation of vLLM's engine the server runs: its host work per step differs. V0 (vLLM
+// 0.5-0.7) scheduled, prepared inputs and processed outputs in Python between forward passes; V1
+// (the default engine from 0.8) overlaps most of it with the GPU.
+enum class vllm_engine_kind : std::uint8_t { v1, v0 };
 
 // Simulated duration of a step: a fixed cost (reading the weights) plus a cost per token
 // computed. Defaults are in the range of an 8B model on one modern GPU.
@@ -68,9 +73,13 @@ struct engine_options {
   std::uint32_t max_waiting_requests = 1'000'000;
   // Overrides of the GPU's efficiency factors and step overhead (0 = the GPU's own): what
   // `kvscope-cli calibrate` fits to measurements, applied with --calibration FILE.
+  // The host overheads a GPU without overheads of its own gets: V1's, or V0's.
+  vllm_engine_kind vllm_engine = vllm_engine_kind::v1;
   double compute_efficiency = 0;
   double memory_efficiency = 0;
+  double kv_memory_efficiency = 0;
   double step_overhead_s = 0;
+  double layer_overhead_s = 0;
   double sequence_overhead_s = 0;
 
   // Member by member: a resolved setup is reused only for the options it was resolved from.

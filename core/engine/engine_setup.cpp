@@ -22,14 +22,27 @@ expected<void, std::string> resolve_hardware(const engine_options& o, engine_set
     auto gpu = resolve_gpu(o.gpu);
     if (!gpu) return unexpected{"gpu: " + gpu.error()};
     s.gpu = std::move(*gpu);
+    if (o.vllm_engine == vllm_engine_kind::v0) {
+      // V0's host overheads, where the GPU has not its own (a calibration's or a GPU file's).
+      auto& g = *s.gpu;
+      if (g.step_overhead_s == default_step_overhead_s) g.step_overhead_s = default_v0_step_overhead_s;
+      if (g.layer_overhead_s == default_layer_overhead_s) g.layer_overhead_s = default_v0_layer_overhead_s;
+      if (g.sequence_overhead_s == default_sequence_overhead_s) {
+        g.sequence_overhead_s = default_v0_sequence_overhead_s;
+      }
+    }
     if (o.compute_efficiency > 0) s.gpu->compute_efficiency = o.compute_efficiency;
     if (o.memory_efficiency > 0) s.gpu->memory_efficiency = o.memory_efficiency;
+    if (o.kv_memory_efficiency > 0) s.gpu->kv_memory_efficiency = o.kv_memory_efficiency;
     if (o.step_overhead_s > 0) s.gpu->step_overhead_s = o.step_overhead_s;
+    if (o.layer_overhead_s > 0) s.gpu->layer_overhead_s = o.layer_overhead_s;
     if (o.sequence_overhead_s > 0) s.gpu->sequence_overhead_s = o.sequence_overhead_s;
     if (auto why = check_gpu_spec(*s.gpu)) return unexpected{"gpu: " + *why};
-  } else if (o.compute_efficiency > 0 || o.memory_efficiency > 0 || o.step_overhead_s > 0) {
+  } else if (o.compute_efficiency > 0 || o.memory_efficiency > 0 || o.kv_memory_efficiency > 0 ||
+             o.step_overhead_s > 0 ||
+             o.layer_overhead_s > 0 || o.sequence_overhead_s > 0) {
     return unexpected{std::string(
-        "compute_efficiency, memory_efficiency and step_overhead need a GPU to override the factors of")};
+        "compute_efficiency, memory_efficiency and the overheads need a GPU to override the factors of")};
   }
   return {};
 }

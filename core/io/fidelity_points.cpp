@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -47,6 +48,11 @@ class row_view {
     if (!i) fail(column, "no such column in the header");
     return *i < cells_.size() ? cells_[*i] : std::string_view{};
   }
+  // The cell of a column the file may leave out: "" when the header has no such column.
+  std::string_view optional_text(std::string_view column) const {
+    const auto i = find_column(header_, column);
+    return i && *i < cells_.size() ? cells_[*i] : std::string_view{};
+  }
   std::string_view required(std::string_view column) const {
     const auto t = text(column);
     if (t.empty()) fail(column, "empty (a usable point must have it)");
@@ -91,6 +97,13 @@ void read_options(const row_view& row, fidelity_point& p) {
     auto value = parse_option_text(*spec, text);
     if (!value) fail(column, value.error());
     p.options.emplace_back(spec, std::move(*value));
+  }
+  // vLLM before 0.8 ran the V0 engine ("0.5.4 ...", "0.6.x"); 0.8 and later V1 ("0.11.0").
+  const auto version = row.optional_text("vllm_version");
+  unsigned minor = 0;
+  if (version.rfind("0.", 0) == 0 && std::sscanf(std::string(version.substr(2)).c_str(), "%u", &minor) == 1 &&
+      minor < 8) {
+    p.options.emplace_back(find_option("vllm-engine"), option_value{std::string("v0")});
   }
 }
 
@@ -156,6 +169,7 @@ fidelity_point read_row(const row_view& row, std::size_t line, const std::filesy
   p.gpu = std::string(row.text("kvscope_gpu"));
   p.model = std::string(row.text("kvscope_model"));
   p.unusable_reason = std::string(row.text("unusable_reason"));
+  p.not_fitted_reason = std::string(row.optional_text("not_fitted_reason"));
   if (!p.unusable_reason.empty()) return p;  // listed with its reason; nothing else is needed
   read_options(row, p);
   if (p.gpu.empty()) row.required("kvscope_gpu");

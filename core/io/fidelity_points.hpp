@@ -50,6 +50,9 @@ struct fidelity_point {
   vllm_bench_result requests;
   fidelity_values measured{};  // published and compared; NaN where blank or excluded
   std::string unusable_reason;  // not "" : the point is listed, not simulated
+  // not "" : simulated and reported, but left out of `check-fidelity --fit` (optional column
+  // not_fitted_reason): what decides the point is something the model does not have yet.
+  std::string not_fitted_reason;
 };
 
 // Parses the points file's text; `base_dir` is where its lengths files are found (its folder).

@@ -50,6 +50,7 @@ std::string calibration_to_json(const calibration& c) {
   j["compute_efficiency"] = c.compute_efficiency;
   j["memory_efficiency"] = c.memory_efficiency;
   j["step_overhead_s"] = c.step_overhead_s;
+  j["layer_overhead_s"] = c.layer_overhead_s;
   j["sequence_overhead_s"] = c.sequence_overhead_s;
   j["rms_relative_error"] = c.rms_relative_error;
   j["evaluations"] = c.evaluations;
@@ -85,6 +86,12 @@ expected<calibration, std::string> parse_calibration(std::string_view text_in, s
     c.compute_efficiency = positive(j, "compute_efficiency", 1, 0.01);
     c.memory_efficiency = positive(j, "memory_efficiency", 1, 0.01);
     c.step_overhead_s = positive(j, "step_overhead_s", 1);
+    if (const auto it = j.find("layer_overhead_s"); it != j.end()) {  // absent before the per-layer term
+      if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= 0.01)) {
+        throw field_error("field 'layer_overhead_s': must be in [0, 0.01]");
+      }
+      c.layer_overhead_s = *it;
+    }
     if (const auto it = j.find("sequence_overhead_s"); it != j.end()) {
       if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= 0.01)) {
         throw field_error("field 'sequence_overhead_s': must be in [0, 0.01]");

@@ -23,7 +23,8 @@ struct calibration {
   std::uint32_t tensor_parallel = 1;
   double compute_efficiency = 0;
   double memory_efficiency = 0;
-  double step_overhead_s = 0;
+  double step_overhead_s = 0;   // the GPU's, held: one step's fixed cost is the layers' too
+  double layer_overhead_s = 0;  // fitted: with the layer count, the fixed cost of every step
   double sequence_overhead_s = 0;
   std::vector<calibration_residual> residuals;
   double rms_relative_error = 0;  // over every median fitted

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "model/builtin_texts.hpp"
 #include "model/json_fields.hpp"
@@ -30,11 +31,17 @@ constexpr number_field number_fields[] = {
      "bytes/s in [1e10, 1e14] (an H100 SXM: 3.35e12)", true},
     {"link_bandwidth_bytes_per_s", &gpu_spec::link_bandwidth_bytes_per_s, 1e9, 1e13,
      "bytes/s in [1e9, 1e13] (NVLink 4: 4.5e11 each way)", true},
+    // 0: the default share of the peak; otherwise a benchmark's figure, checked against the peak.
+    {"gemm_flops", &gpu_spec::gemm_flops, 0, 1e17, "0 or FLOP/s up to peak_bf16_flops", false},
+    {"attention_flops", &gpu_spec::attention_flops, 0, 1e17, "0 or FLOP/s up to peak_bf16_flops",
+     false},
     // Below 1 % of a peak no serving engine runs; what would divide a step into nothing.
     {"compute_efficiency", &gpu_spec::compute_efficiency, 0.01, 1.0, "a number in [0.01, 1]", false},
     {"memory_efficiency", &gpu_spec::memory_efficiency, 0.01, 1.0, "a number in [0.01, 1]", false},
+    {"kv_memory_efficiency", &gpu_spec::kv_memory_efficiency, 0.01, 1.0, "a number in [0.01, 1]", false},
     // Anything near a second is a unit mistake (milliseconds written as seconds).
     {"step_overhead_s", &gpu_spec::step_overhead_s, 0.0, 1.0, "seconds in [0, 1]", false},
+    {"layer_overhead_s", &gpu_spec::layer_overhead_s, 0.0, 0.01, "seconds in [0, 0.01]", false},
     {"sequence_overhead_s", &gpu_spec::sequence_overhead_s, 0.0, 0.01, "seconds in [0, 0.01]", false},
 };
 
@@ -67,12 +74,30 @@ expected<std::uint64_t, std::string> read_memory_bytes(const nlohmann::json& val
 
 }  // namespace
 
+double attainable_gemm_flops(const gpu_spec& gpu) noexcept {
+  return gpu.gemm_flops > 0 ? gpu.gemm_flops : default_gemm_share_of_peak * gpu.peak_bf16_flops;
+}
+
+double attainable_attention_flops(const gpu_spec& gpu) noexcept {
+  return gpu.attention_flops > 0 ? gpu.attention_flops
+                                 : default_attention_share_of_peak * gpu.peak_bf16_flops;
+}
+
 std::optional<std::string> check_gpu_spec(const gpu_spec& gpu) {
   for (const auto& f : number_fields) {
     const double v = gpu.*(f.member);
     if (!std::isfinite(v) || v < f.low || v > f.high) {
       return detail::field_error(gpu.name, f.name,
                                  "expected " + std::string(f.range) + ", got " + format_significant(v, 6));
+    }
+  }
+  for (auto [name, value] : {std::pair{"gemm_flops", gpu.gemm_flops},
+                              std::pair{"attention_flops", gpu.attention_flops}}) {
+    if (value > gpu.peak_bf16_flops) {
+      return detail::field_error(gpu.name, name,
+                                 "expected at most peak_bf16_flops (" +
+                                     format_significant(gpu.peak_bf16_flops, 6) + "), got " +
+                                     format_significant(value, 6));
     }
   }
   if (gpu.memory_bytes < min_memory_bytes || gpu.memory_bytes > max_memory_bytes) {

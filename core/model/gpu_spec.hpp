@@ -12,26 +12,52 @@
 
 namespace kvscope {
 
-// Share of peak dense BF16 FLOP/s a whole step's compute reaches. Large BF16 GEMMs run at
-// roughly 70-80 % of the datasheet peak (which assumes boost clocks); a step also runs
-// attention, norms and activations below GEMM rate. Pope et al., "Efficiently Scaling Transformer
-// Inference" (arXiv:2211.05102), report 76 % MFU for large-batch prefill on TPU v4 with heavily
-// tuned kernels; GPU serving stacks on ~1k-token chunks sit below that. 0.6 is a modelling
-// choice in that range, not a measurement: calibrate against a measured prefill step.
-inline constexpr double default_compute_efficiency = 0.6;
+// The defaults below are fitted once, together, over every point of the fidelity set
+// (tests/data/fidelity: published measurements of real vLLM servers on H100 and A100 GPUs, three
+// vLLM versions, five models), by `kvscope-cli check-fidelity --fit`; docs/timing-model.md gives
+// the fit, its data and its errors. One set for every GPU and model: what differs between GPUs is
+// in their datasheet and benchmark figures (the GPU files), not in these.
 
-// Share of peak memory bandwidth a step's reads and writes reach. Streaming kernels get close to
-// 90 % of HBM peak; decode's many small GEMVs, attention over paged blocks and launch gaps get
-// less. 0.8 puts a batch-1 llama3-8b decode on an H100 at ~6 ms of memory time (the 100 % floor
-// is 4.8 ms). A modelling choice: calibrate against a measured decode step.
-inline constexpr double default_memory_efficiency = 0.8;
+// Share of the attainable rates (gemm_flops, attention_flops) a serving step's matmuls and
+// attention reach: below 1 because a step's GEMMs are smaller and more varied than the best shape
+// a matmul benchmark finds.
+inline constexpr double default_compute_efficiency = 0.6427;
 
-// Time per step no roofline sees: scheduling, input preparation, sampling and kernel launches
-// the engine does not hide. vLLM's v0.6.0 performance post (blog.vllm.ai/2024/09/05/
-// perf-update.html) found CPU-side scheduling and input preparation a large share of a
-// Llama-3-8B step on an H100 before overlapping it with GPU work; 0.4 ms is the residual
-// assumed after such overlap, comparable to a few dozen un-graphed kernel launches.
-inline constexpr double default_step_overhead_s = 0.4e-3;
+// Share of peak memory bandwidth the matmuls reach while they stream the weights (decode's GEMVs
+// and small GEMMs): streaming kernels get close to 90 % of HBM peak.
+inline constexpr double default_memory_efficiency = 0.8199;
+
+// Share of peak memory bandwidth attention reaches over the paged KV cache: blocks of 16 tokens
+// scattered through the pool, gathered through a block table, read in shorter bursts than weights.
+inline constexpr double default_kv_memory_efficiency = 0.3752;
+
+// Time per step no roofline sees: scheduling, input preparation and sampling on the host that
+// the engine does not overlap with GPU work (vLLM's v0.6.0 performance post,
+// blog.vllm.ai/2024/09/05/perf-update.html, found it a large share of a Llama-3-8B step on an
+// H100 before overlapping them).
+inline constexpr double default_step_overhead_s = 155.8e-6;
+
+// Time per layer per step beside its matmuls and attention: the norms, rotary embedding,
+// activation and residual kernels and the gaps between launches, which grow with depth and not
+// with the bytes or FLOPs of the step.
+inline constexpr double default_layer_overhead_s = 80.04e-6;
+
+// Host time per scheduled sequence per step: building its inputs, sampling and detokenizing its
+// token, streaming it out.
+inline constexpr double default_sequence_overhead_s = 26.98e-6;
+
+// The same three host overheads for vLLM's V0 engine (0.5-0.7), fitted with the above on the
+// set's V0 points: engine_setup uses them for --vllm-engine v0 where the GPU has the V1 defaults.
+inline constexpr double default_v0_step_overhead_s = 81.1e-6;
+inline constexpr double default_v0_layer_overhead_s = 80.04e-6;
+inline constexpr double default_v0_sequence_overhead_s = 5.20e-6;
+
+// Attainable shares of peak BF16 FLOP/s for a GPU file that gives no benchmark figure: the best
+// BF16 matmul on NVIDIA data-centre GPUs reaches 80-86 % of peak (stas00/ml-engineering, "Maximum
+// Achievable Matmul FLOPS comparison table"), FlashAttention-2's forward pass 35-73 %
+// (Dao, arXiv:2307.08691; Shah et al., arXiv:2407.08608).
+inline constexpr double default_gemm_share_of_peak = 0.8;
+inline constexpr double default_attention_share_of_peak = 0.5;
 
 struct gpu_spec {
   std::string name;                         // a built-in's short name, or the file it came from
@@ -40,15 +66,26 @@ struct gpu_spec {
   double memory_bandwidth_bytes_per_s = 0;  // datasheet peak
   std::uint64_t memory_bytes = 0;           // the total the driver reports
   double link_bandwidth_bytes_per_s = 0;    // NVLink or PCIe, one direction
-  double compute_efficiency = default_compute_efficiency;  // in (0, 1]
-  double memory_efficiency = default_memory_efficiency;    // in (0, 1]
-  double step_overhead_s = default_step_overhead_s;        // >= 0
-  // Host work per scheduled sequence per step (scheduling, sampling, streaming the token out):
-  // 0 by default; what a calibration fits when step time grows with the batch beyond its bytes.
-  double sequence_overhead_s = 0;
+  // What the best large BF16 matmul sustains, FLOP/s (a benchmark's figure, cited in the file);
+  // 0: default_gemm_share_of_peak x peak.
+  double gemm_flops = 0;
+  // What FlashAttention's forward pass sustains at head_dim 128, FLOP/s (cited); 0:
+  // default_attention_share_of_peak x peak.
+  double attention_flops = 0;
+  double compute_efficiency = default_compute_efficiency;    // share of the attainable rates
+  double memory_efficiency = default_memory_efficiency;      // of peak bandwidth, weight reads
+  double kv_memory_efficiency = default_kv_memory_efficiency;  // of peak bandwidth, KV traffic
+  double step_overhead_s = default_step_overhead_s;          // per step
+  double layer_overhead_s = default_layer_overhead_s;        // per layer per step
+  double sequence_overhead_s = default_sequence_overhead_s;  // per scheduled sequence per step
 
   friend bool operator==(const gpu_spec&, const gpu_spec&) = default;
 };
+
+// gemm_flops, or its default share of the peak when the file gives none.
+double attainable_gemm_flops(const gpu_spec& gpu) noexcept;
+// attention_flops, or its default share of the peak when the file gives none.
+double attainable_attention_flops(const gpu_spec& gpu) noexcept;
 
 // Why `gpu` cannot be used, naming the field ("peak_bf16_flops: must be > 0, got 0"), or nullopt.
 std::optional<std::string> check_gpu_spec(const gpu_spec& gpu);

@@ -24,6 +24,17 @@ roofline::roofline(roofline_config config) : config_(std::move(config)) {
                               static_cast<double>(m.head_dim);
   kv_values_per_token_ = static_cast<double>(kv_values_per_token(m));
   kv_shards_ = static_cast<double>(kv_shards(m, config_.tp));
+  // Per token and layer, the kernels between the matmuls read and write the activations: the
+  // residual add fused with each of the two RMSNorms (read 2 hidden, write 2: 4 hidden, twice),
+  // rotary embedding on q and k (read and write each), SiLU-and-mul (read gate and up, write
+  // one). The hidden-wide tensors are whole on every GPU; the heads and the MLP are split.
+  const double tp = config_.tp;
+  const double mlp_width = static_cast<double>(
+      std::max(m.intermediate_size, m.num_experts_per_tok * m.moe_intermediate_size));
+  const double heads_width = static_cast<double>(m.num_attention_heads + m.num_key_value_heads) *
+                             static_cast<double>(m.head_dim);
+  activation_bytes_per_token_ = static_cast<double>(m.num_hidden_layers) * dtype *
+                                (8.0 * static_cast<double>(m.hidden_size) + (2.0 * heads_width + 3.0 * mlp_width) / tp);
 }
 
 expected<roofline, std::string> make_roofline(roofline_config config) {
@@ -73,16 +84,30 @@ step_time roofline::estimate(const step_work& work) const noexcept {
                      kv_values_per_token_ * config_.dequant_flops_per_value[level];
   }
 
+  const double weight_bytes = weight_bytes_read(work.tokens);
+  const double kv_bytes_per_gpu = kv_bytes / kv_shards_;
+  const double matmul_flops = 2.0 * active_parameters_ * tokens / tp;
+  const double attention_flops =
+      attention_flops_per_read_ * static_cast<double>(work.context_token_reads) / tp +
+      dequant_flops / kv_shards_;
   step_time t;
-  t.bytes = weight_bytes_read(work.tokens) + kv_bytes / kv_shards_;
-  t.flops = (2.0 * active_parameters_ * tokens +
-             attention_flops_per_read_ * static_cast<double>(work.context_token_reads)) /
-                tp +
-            dequant_flops / kv_shards_;
+  t.bytes = weight_bytes + kv_bytes_per_gpu;
+  t.flops = matmul_flops + attention_flops;
   if (t.bytes == 0 && t.flops == 0) return t;  // nothing happened: no step
 
-  t.compute_s = t.flops / (gpu.compute_efficiency * gpu.peak_bf16_flops);
-  t.memory_s = t.bytes / (gpu.memory_efficiency * gpu.memory_bandwidth_bytes_per_s);
+  const double eta_c = gpu.compute_efficiency;
+  const double weight_bandwidth = gpu.memory_efficiency * gpu.memory_bandwidth_bytes_per_s;
+  const double kv_bandwidth = gpu.kv_memory_efficiency * gpu.memory_bandwidth_bytes_per_s;
+  const double matmul_compute = matmul_flops / (eta_c * attainable_gemm_flops(gpu));
+  const double attention_compute = attention_flops / (eta_c * attainable_attention_flops(gpu));
+  const double weight_read = weight_bytes / weight_bandwidth, kv_traffic = kv_bytes_per_gpu / kv_bandwidth;
+  const double activation_bytes = activation_bytes_per_token_ * tokens;
+  t.bytes += activation_bytes;
+  t.matmul_s = std::max(matmul_compute, weight_read);
+  t.attention_s = std::max(attention_compute, kv_traffic);
+  t.elementwise_s = activation_bytes / weight_bandwidth;
+  t.compute_s = matmul_compute + attention_compute;
+  t.memory_s = weight_read + kv_traffic + t.elementwise_s;
   if (config_.tp > 1) {
     // After attention and after the MLP each GPU holds a partial sum of the hidden states; a ring
     // all-reduce sends and receives 2 (tp - 1) / tp of the tensor on each GPU's link.
@@ -90,9 +115,12 @@ step_time roofline::estimate(const step_work& work) const noexcept {
     const double all_reduces = 2.0 * static_cast<double>(m.num_hidden_layers);
     t.comm_s = all_reduces * tensor * 2.0 * (tp - 1.0) / tp / gpu.link_bandwidth_bytes_per_s;
   }
-  t.overhead_s = gpu.step_overhead_s + gpu.sequence_overhead_s * static_cast<double>(work.sequences);
+  // A step with tokens runs every layer; one with only migrations runs no layer kernels.
+  const double layers = work.tokens > 0 ? static_cast<double>(m.num_hidden_layers) : 0.0;
+  t.overhead_s = gpu.step_overhead_s + gpu.layer_overhead_s * layers +
+                 gpu.sequence_overhead_s * static_cast<double>(work.sequences);
   t.bound = t.compute_s > t.memory_s ? bound_by::compute : bound_by::memory;
-  t.seconds = t.overhead_s + std::max(t.compute_s, t.memory_s) + t.comm_s;
+  t.seconds = t.overhead_s + t.matmul_s + t.attention_s + t.elementwise_s + t.comm_s;
   return t;
 }
 

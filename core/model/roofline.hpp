@@ -1,16 +1,22 @@
 #pragma once
-// The time of one engine step (one forward pass over every scheduled sequence), by the roofline:
-// a step takes as long as the slower of its arithmetic and its memory traffic, plus what neither
-// hides. For tp GPUs, everything below is per GPU:
+// The time of one engine step (one forward pass over every scheduled sequence). A step runs
+// its kernels one after another, so their times add; each kernel class is as slow as the slower
+// of its arithmetic and its memory traffic. For tp GPUs, everything below is per GPU:
 //
-//   t  = overhead + max(F / (eta_c * peak_flops), B / (eta_m * peak_bandwidth)) + comm
-//   B  = weights read once per step / tp + (KV read + KV written + migration bytes) / kv_shards
-//   F  = (2 * active_params * tokens + 4 * layers * q_heads * head_dim * context_token_reads) / tp
-//        + dequant FLOPs / kv_shards
+//   t      = step_overhead + layers * layer_overhead + sequences * sequence_overhead
+//            + matmul + attention + elementwise + comm
+//   matmul = max(2 * active_params * tokens / tp / (eta_c * gemm_flops),
+//                weights read once per step / tp / (eta_m * peak_bandwidth))
+//   attention = max((4 * layers * q_heads * head_dim * context_token_reads / tp + dequant FLOPs
+//                    / kv_shards) / (eta_c * attention_flops),
+//                   (KV read + KV written + migration bytes) / kv_shards / (eta_kv * bandwidth))
+//   elementwise = tokens * layers * (8 * hidden + (2 * (q_heads + kv_heads) * head_dim
+//                 + 3 * mlp_width) / tp) * dtype_bytes / (eta_m * peak_bandwidth)
 //   comm (tp > 1) = 2 all-reduces per layer of hidden * tokens * dtype bytes, each moving
 //        2 (tp - 1) / tp of it over the link (ring all-reduce)
 //
-// docs/timing-model.md explains every term, its default and its source.
+// gemm_flops and attention_flops are what the GPU's best matmul and FlashAttention sustain
+// (gpu_spec.hpp). docs/timing-model.md explains every term, its default and its source.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -48,14 +54,17 @@ struct step_work {
 enum class bound_by { compute, memory };
 
 struct step_time {
-  double seconds = 0;                 // overhead_s + max(compute_s, memory_s) + comm_s
-  double compute_s = 0;               // flops / (compute_efficiency * peak_bf16_flops)
-  double memory_s = 0;                // bytes / (memory_efficiency * memory_bandwidth)
-  double comm_s = 0;                  // tensor-parallel all-reduces
-  double overhead_s = 0;              // gpu_spec::step_overhead_s
+  double seconds = 0;      // overhead_s + matmul_s + attention_s + elementwise_s + comm_s
+  double matmul_s = 0;     // the slower of the matmuls' FLOPs and the weight reads
+  double elementwise_s = 0;  // norms, rotary embedding, activation: their activation traffic
+  double attention_s = 0;  // the slower of attention's FLOPs and its KV traffic
+  double compute_s = 0;    // FLOPs at the attainable rates (matmul and attention parts summed)
+  double memory_s = 0;     // bytes at the bandwidths they reach (weights and KV summed)
+  double comm_s = 0;       // tensor-parallel all-reduces
+  double overhead_s = 0;   // step, per-layer and per-sequence overheads
   double flops = 0;                   // per GPU
   double bytes = 0;                   // HBM traffic per GPU
-  bound_by bound = bound_by::memory;  // the larger of compute_s and memory_s
+  bound_by bound = bound_by::memory;  // which of compute_s and memory_s is larger
 
   friend bool operator==(const step_time&, const step_time&) = default;
 };
@@ -91,6 +100,7 @@ class roofline {
   double expert_bytes_ = 0;              // one expert of one layer
   double attention_flops_per_read_ = 0;  // 4 * layers * q_heads * head_dim
   double kv_values_per_token_ = 0;
+  double activation_bytes_per_token_ = 0;  // per GPU: what the non-matmul kernels stream
   double kv_shards_ = 1;
 };
 

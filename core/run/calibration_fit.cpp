@@ -6,6 +6,7 @@
 
 #include "model/builtin_models.hpp"
 #include "run/run_service.hpp"
+#include "util/nelder_mead.hpp"
 #include "util/number_text.hpp"
 
 namespace kvscope {
@@ -19,16 +20,13 @@ double median(std::vector<double> v) {
 }
 
 // The parameters live on an unbounded space: logits of the efficiencies, logs of the overheads.
-constexpr int dims = 4;
-using point = std::array<double, dims>;
-
 double logit(double p) { return std::log(p / (1 - p)); }
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
-engine_options with_params(engine_options o, const point& x) {
+engine_options with_params(engine_options o, const std::vector<double>& x) {
   o.compute_efficiency = std::clamp(sigmoid(x[0]), 0.01, 1.0);
   o.memory_efficiency = std::clamp(sigmoid(x[1]), 0.01, 1.0);
-  o.step_overhead_s = std::clamp(std::exp(x[2]), 1e-7, 1.0);
+  o.layer_overhead_s = std::clamp(std::exp(x[2]), 1e-9, 0.01);
   o.sequence_overhead_s = std::clamp(std::exp(x[3]), 1e-9, 0.01);
   return o;
 }
@@ -93,7 +91,7 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
   if (auto why = validate(o)) return unexpected{*why};
 
   calibration c;
-  const auto cost = [&](const point& x) {
+  const auto cost = [&](const std::vector<double>& x) {
     ++c.evaluations;
     const auto trial = with_params(o, x);
     double sum = 0;
@@ -105,74 +103,26 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
     return std::isfinite(sum) ? sum : 1e30;
   };
 
-  // Nelder–Mead (standard coefficients), from the GPU's own factors.
+  // Nelder–Mead from the GPU's own factors.
   const double eta_c = base.compute_efficiency > 0 ? base.compute_efficiency : start_gpu->compute_efficiency;
   const double eta_m = base.memory_efficiency > 0 ? base.memory_efficiency : start_gpu->memory_efficiency;
-  const double overhead = base.step_overhead_s > 0 ? base.step_overhead_s : start_gpu->step_overhead_s;
+  const double per_layer = base.layer_overhead_s > 0 ? base.layer_overhead_s : start_gpu->layer_overhead_s;
   const double per_sequence = base.sequence_overhead_s > 0 ? base.sequence_overhead_s
                                                            : std::max(start_gpu->sequence_overhead_s, 1e-6);
-  std::array<point, dims + 1> simplex;
-  simplex[0] = {logit(std::min(eta_c, 0.99)), logit(std::min(eta_m, 0.99)), std::log(overhead),
-                std::log(per_sequence)};
-  for (int d = 0; d < dims; ++d) {
-    simplex[d + 1] = simplex[0];
-    simplex[d + 1][d] += d >= 2 ? 1.0 : 0.5;
-  }
-  std::array<double, dims + 1> f{};
-  for (int i = 0; i <= dims; ++i) f[i] = cost(simplex[i]);
-  while (c.evaluations < options.max_evaluations) {
-    std::array<int, dims + 1> order{};
-    for (int i = 0; i <= dims; ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return f[a] < f[b]; });
-    const int best = order[0], worst = order[dims], second = order[dims - 1];
-    double spread = 0;
-    for (int i = 1; i <= dims; ++i) {
-      for (int d = 0; d < dims; ++d) spread = std::max(spread, std::fabs(simplex[order[i]][d] - simplex[best][d]));
-    }
-    if (spread < 1e-5 || f[best] < 1e-14) break;
-    point centroid{};
-    for (int i = 0; i < dims; ++i) {
-      for (int d = 0; d < dims; ++d) centroid[d] += simplex[order[i]][d] / dims;
-    }
-    const auto along = [&](double t) {
-      point p;
-      for (int d = 0; d < dims; ++d) p[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
-      return p;
-    };
-    const point reflected = along(-1);
-    const double fr = cost(reflected);
-    if (fr < f[best]) {
-      const point expanded = along(-2);
-      const double fe = cost(expanded);
-      if (fe < fr) {
-        simplex[worst] = expanded, f[worst] = fe;
-      } else {
-        simplex[worst] = reflected, f[worst] = fr;
-      }
-    } else if (fr < f[second]) {
-      simplex[worst] = reflected, f[worst] = fr;
-    } else {
-      const point contracted = along(fr < f[worst] ? -0.5 : 0.5);
-      const double fc = cost(contracted);
-      if (fc < std::min(fr, f[worst])) {
-        simplex[worst] = contracted, f[worst] = fc;
-      } else {
-        for (int i = 1; i <= dims; ++i) {
-          const int k = order[i];
-          for (int d = 0; d < dims; ++d) simplex[k][d] = simplex[best][d] + 0.5 * (simplex[k][d] - simplex[best][d]);
-          f[k] = cost(simplex[k]);
-        }
-      }
-    }
-  }
-  const int best = static_cast<int>(std::min_element(f.begin(), f.end()) - f.begin());
-  const auto fitted = with_params(o, simplex[best]);
+  const std::vector<double> start = {logit(std::min(eta_c, 0.99)), logit(std::min(eta_m, 0.99)),
+                                     std::log(std::max(per_layer, 1e-7)), std::log(per_sequence)};
+  const auto found = nelder_mead([&](const std::vector<double>& x) { return cost(x); }, start,
+                                 {0.5, 0.5, 1.0, 1.0}, options.max_evaluations);
+  const auto fitted = with_params(o, found.best);
   c.model = base.model;
   c.gpu = base.gpu;
   c.tensor_parallel = base.tensor_parallel;
   c.compute_efficiency = fitted.compute_efficiency;
   c.memory_efficiency = fitted.memory_efficiency;
-  c.step_overhead_s = fitted.step_overhead_s;
+  // The step overhead is held at the GPU's: with the layer count fixed, a fixed cost per step and
+  // one per layer are the same thing to a calibration, so the fit moves only the per-layer one.
+  c.step_overhead_s = base.step_overhead_s > 0 ? base.step_overhead_s : start_gpu->step_overhead_s;
+  c.layer_overhead_s = fitted.layer_overhead_s;
   c.sequence_overhead_s = fitted.sequence_overhead_s;
   double squares = 0;
   for (std::size_t i = 0; i < measured.size(); ++i) {

@@ -1,6 +1,6 @@
 #pragma once
 // Fitting the roofline timing to measured benchmarks: the GPU's compute and memory efficiency,
-// its step overhead and its per-sequence overhead are chosen so that the simulated median TTFT and TPOT of each measured
+// its per-layer overhead and its per-sequence overhead are chosen so that the simulated median TTFT and TPOT of each measured
 // benchmark (replayed with its own lengths and pacing) match the measured ones, in the least-
 // squares sense on log ratios. Nelder–Mead over the three parameters; each evaluation runs
 // every benchmark through the run service.

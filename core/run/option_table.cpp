@@ -21,6 +21,7 @@ std::vector<std::string> model_names() {
 }
 std::vector<std::string> payload_names() { return {"accounting", "data"}; }
 std::vector<std::string> timing_names() { return {"auto", "linear", "roofline"}; }
+std::vector<std::string> vllm_engine_names() { return {"v1", "v0"}; }
 std::vector<std::string> gpu_names() {
   std::vector<std::string> names;
   for (const auto name : builtin_gpu_names()) names.emplace_back(name);
@@ -150,6 +151,16 @@ const std::vector<option_spec>& table() {
          o.timing_model = w == "linear" ? timing_kind::linear : w == "roofline" ? timing_kind::roofline
                                                                                 : timing_kind::automatic;
        }},
+      {"vllm-engine", "vllm_engine", option_kind::choice, "", 0, 0, 1,
+       "Roofline: the vLLM engine whose host overheads per step to model: v1 (vLLM 0.8 and later) or "
+       "v0 (0.5-0.7, scheduling and output processing between forward passes)",
+       in_simulate | in_bench | in_session, false, vllm_engine_names,
+       [](const engine_options& o) -> option_value {
+         return std::string(o.vllm_engine == vllm_engine_kind::v0 ? "v0" : "v1");
+       },
+       [](engine_options& o, const option_value& v) {
+         o.vllm_engine = std::get<std::string>(v) == "v0" ? vllm_engine_kind::v0 : vllm_engine_kind::v1;
+       }},
       {"gpu", "gpu", option_kind::text, "", 0, 0, 1,
        "GPU for the roofline timing and --budget auto: a built-in or a JSON file (empty: none)",
        in_simulate | in_bench | in_gui | in_session, false, gpu_names,
@@ -181,11 +192,19 @@ const std::vector<option_spec>& table() {
        "Roofline: share of the GPU's peak FLOP/s a step reaches (0 = the GPU's own; --calibration sets it)",
        in_simulate | in_bench | in_session, false, nullptr, KV_REAL(compute_efficiency)},
       {"memory-efficiency", "memory_efficiency", option_kind::real, "", 0, 1, 1,
-       "Roofline: share of the GPU's peak bandwidth a step reaches (0 = the GPU's own; --calibration sets it)",
+       "Roofline: share of the GPU's peak bandwidth the weight reads reach (0 = the GPU's own; --calibration sets it)",
        in_simulate | in_bench | in_session, false, nullptr, KV_REAL(memory_efficiency)},
+      {"kv-memory-efficiency", "kv_memory_efficiency", option_kind::real, "", 0, 1, 1,
+       "Roofline: share of the GPU's peak bandwidth attention's reads of the paged KV cache reach "
+       "(0 = the GPU's own)",
+       in_simulate | in_bench | in_session, false, nullptr, KV_REAL(kv_memory_efficiency)},
       {"step-overhead-ms", "step_overhead_s", option_kind::real, "ms", 0, 1000, 1e-3,
        "Roofline: fixed time per step (scheduling, launches; 0 = the GPU's own; --calibration sets it)",
        in_simulate | in_bench | in_session, false, nullptr, KV_REAL(step_overhead_s)},
+      {"layer-overhead-us", "layer_overhead_s", option_kind::real, "us", 0, 10000, 1e-6,
+       "Roofline: time per layer per step beside its matmuls and attention (norms, activations, "
+       "launch gaps; 0 = the GPU's own)",
+       in_simulate | in_bench | in_session, false, nullptr, KV_REAL(layer_overhead_s)},
       {"sequence-overhead-us", "sequence_overhead_s", option_kind::real, "us", 0, 10000, 1e-6,
        "Roofline: host time per scheduled sequence per step (0 = the GPU's own; --calibration sets it)",
        in_simulate | in_bench | in_session, false, nullptr, KV_REAL(sequence_overhead_s)},

@@ -59,25 +59,35 @@ fidelity_median median_of(std::string kind, std::string group, std::span<const f
 
 }  // namespace
 
-engine_options fidelity_options(const fidelity_point& p, const std::optional<calibration>& c) {
+engine_options fidelity_options(const fidelity_point& p, const std::optional<calibration>& c,
+                                const timing_factors& factors) {
   engine_options o;
   o.payload = payload_mode::accounting;
   o.budget_bytes = 0;  // auto: as vLLM sizes it from gpu_memory_utilization
   o.policy = *policy_preset("fp16_only");  // vLLM keeps its KV cache at the model's precision
   for (const auto& [spec, value] : p.options) spec->set(o, value);
+  o.compute_efficiency = factors.compute_efficiency;
+  o.memory_efficiency = factors.memory_efficiency;
+  o.kv_memory_efficiency = factors.kv_memory_efficiency;
+  const bool v0 = o.vllm_engine == vllm_engine_kind::v0;
+  o.step_overhead_s = v0 ? factors.v0_step_overhead_s : factors.step_overhead_s;
+  o.layer_overhead_s = v0 ? factors.v0_layer_overhead_s : factors.layer_overhead_s;
+  o.sequence_overhead_s = v0 ? factors.v0_sequence_overhead_s : factors.sequence_overhead_s;
   if (c && c->gpu == o.gpu) {
     o.compute_efficiency = c->compute_efficiency;
     o.memory_efficiency = c->memory_efficiency;
     o.step_overhead_s = c->step_overhead_s;
+    o.layer_overhead_s = c->layer_overhead_s;
     o.sequence_overhead_s = c->sequence_overhead_s;
   }
   return o;
 }
 
-fidelity_check check_fidelity_point(const fidelity_point& p, const std::optional<calibration>& c) {
+fidelity_check check_fidelity_point(const fidelity_point& p, const std::optional<calibration>& c,
+                                    const timing_factors& factors) {
   fidelity_check check;
   check.point = &p;
-  const auto options = fidelity_options(p, c);
+  const auto options = fidelity_options(p, c, factors);
   check.calibrated = c && c->gpu == options.gpu;
   const auto result = run_to_end(options, make_vllm_bench_load(p.requests));
   check.finished = result.summary.requests_finished;

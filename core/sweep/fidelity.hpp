@@ -23,13 +23,30 @@ struct fidelity_check {
   bool calibrated = false;      // the calibration was for this point's GPU and applied
 };
 
+// Step-time factors set on every point alike (0 = the GPU's own): what `check-fidelity --fit`
+// varies to fit the defaults once over the whole set.
+struct timing_factors {
+  double compute_efficiency = 0;
+  double memory_efficiency = 0;
+  double kv_memory_efficiency = 0;
+  double step_overhead_s = 0;  // the V1 engine's host overheads
+  double layer_overhead_s = 0;
+  double sequence_overhead_s = 0;
+  double v0_step_overhead_s = 0;  // the V0 engine's (the points of vLLM before 0.8)
+  double v0_layer_overhead_s = 0;
+  double v0_sequence_overhead_s = 0;
+};
+
 // The options the point's server ran with: accounting payload, budget auto, every block at fp16
-// (the fp16_only policy), the point's model, GPU, tp and limits; a calibration fitted on the point's GPU sets the roofline's factors.
-engine_options fidelity_options(const fidelity_point& p, const std::optional<calibration>& c);
+// (the fp16_only policy), the point's model, GPU, tp and limits; then `factors`; then a
+// calibration fitted on the point's GPU sets the factors it fitted.
+engine_options fidelity_options(const fidelity_point& p, const std::optional<calibration>& c,
+                                const timing_factors& factors = {});
 
 // Simulates one usable point (its unusable_reason is empty) through the run service.
 // Throws what run_to_end throws.
-fidelity_check check_fidelity_point(const fidelity_point& p, const std::optional<calibration>& c);
+fidelity_check check_fidelity_point(const fidelity_point& p, const std::optional<calibration>& c,
+                                    const timing_factors& factors = {});
 
 struct fidelity_median {
   std::string kind;   // "all", "gpu" or "source"

@@ -4,6 +4,9 @@
 // servers fails here, one that makes it better should lower them (docs/timing-model.md).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <regex>
+
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
@@ -16,8 +19,8 @@ const std::string points = data_path("fidelity/points.csv");
 
 // Measured medians (percent) + 1 point of slack.
 const std::string bounds =
-    "request_throughput=29.9,output_throughput=23.9,ttft_mean=27.0,ttft_p50=34.2,tpot_mean=32.9,"
-    "tpot_p50=30.8,itl_mean=29.2,itl_p50=28.7,e2e_mean=22.7,e2e_p50=23.6";
+    "request_throughput=14.2,output_throughput=16.4,ttft_mean=21.7,ttft_p50=22.0,tpot_mean=18.3,"
+    "tpot_p50=16.4,itl_mean=17.4,itl_p50=17.5,e2e_mean=3.8,e2e_p50=5.0";
 
 TEST(CliFidelity, TheRepositorySetStaysWithinTheMediansMeasured) {
   temp_dir dir;
@@ -27,26 +30,29 @@ TEST(CliFidelity, TheRepositorySetStaysWithinTheMediansMeasured) {
   const auto j = nlohmann::json::parse(read_text(json));
   ASSERT_EQ(j["points"].size(), 25u);  // every row of the set is usable and checked
   EXPECT_EQ(j["unusable"].size(), 0u);
-  // Only P29 (Qwen3-32B, 32K-token prompts on an H100) is refused by the simulated server: kvscope's
-  // auto budget holds fewer tokens than the real server's. A second would leave the medians blind.
+  // The simulated server refuses no request the real one served (P29, 32K-token prompts of
+  // Qwen3-32B on an H100, needs the auto budget to hold one whole prompt): a refused point would
+  // leave the medians blind to it.
   std::vector<std::string> rejecting;
   for (const auto& p : j["points"]) {
     if (p["rejected"].get<int>() > 0) rejecting.push_back(p["id"]);
   }
-  EXPECT_EQ(rejecting, std::vector<std::string>{"P29"});
+  EXPECT_EQ(rejecting, std::vector<std::string>{});
   const auto& all = j["medians"][0];
   EXPECT_EQ(all["group"], "all");
-  EXPECT_EQ(all["points"]["output_throughput"], 23);
-  EXPECT_EQ(all["points"]["tpot_p50"], 24);
-  // Uncalibrated kvscope is optimistic: more throughput, less latency than the real servers.
-  EXPECT_GT(all["median_error"]["output_throughput"].get<double>(), 0);
-  EXPECT_LT(all["median_error"]["ttft_p50"].get<double>(), 0);
+  EXPECT_EQ(all["points"]["output_throughput"], 24);
+  EXPECT_EQ(all["points"]["tpot_p50"], 25);
+  // The defaults fitted over the set carry no systematic bias on throughput: the signed median is
+  // within 10 % of zero (it was +23 % before the model was fitted to real servers).
+  EXPECT_LT(std::abs(all["median_error"]["output_throughput"].get<double>()), 0.10);
 }
 
 TEST(CliFidelity, AMedianAboveItsBoundExitsOneNamingTheFigure) {
-  const auto r = run_process({cli_path(), "check-fidelity", "--points", points, "--fail-above", "ttft_p50=5"});
+  const auto r = run_process({cli_path(), "check-fidelity", "--points", points, "--fail-above", "ttft_p50=0.1"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("median |error| of ttft_p50 is 33.2 %, above the bound of 5 %"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.err, std::regex(R"(median \|error\| of ttft_p50 is [0-9.]+ %, above the bound of 0\.1 %)")))
+      << r.err;
   const auto bad = run_process({cli_path(), "check-fidelity", "--points", points, "--fail-above", "ttft_p99=5"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--fail-above: 'ttft_p99=5': expected FIGURE=PERCENT"), std::string::npos) << bad.err;

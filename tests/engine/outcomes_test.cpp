@@ -167,6 +167,7 @@ TEST(Outcomes, RooflineStepIsTheHandComputedWork) {
   const auto timing = *make_roofline({model, gpu, 1, default_dequant_flops_per_value});
   step_work prefill;
   prefill.tokens = 1000;
+  prefill.sequences = 1;
   prefill.context_token_reads = 1000ull * 1001 / 2;  // token p attends to p + 1 tokens
   // 63 blocks of 16 tokens x 32 layers x 8 heads x 128 x (K, V) x 2 B = 2 MiB each, at fp16.
   prefill.kv_bytes_read_by_level[0] = 63ull << 21;
@@ -176,6 +177,7 @@ TEST(Outcomes, RooflineStepIsTheHandComputedWork) {
   EXPECT_DOUBLE_EQ(step_seconds[0], timing.estimate(prefill).seconds);
   step_work decode;
   decode.tokens = 1;
+  decode.sequences = 1;
   decode.context_token_reads = 1001;
   decode.kv_bytes_read_by_level[0] = 63ull << 21;  // token 1000 still fits block 62
   decode.kv_token_reads_by_level[0] = 63 * 16;

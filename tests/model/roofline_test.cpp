@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "model/builtin_models.hpp"
 #include "model/roofline.hpp"
 #include "quant/tier_layout.hpp"
@@ -17,6 +19,9 @@ roofline make(std::string_view model, std::string_view gpu, std::uint32_t tp = 1
 constexpr double llama8b_params = 8'030'261'248.0;
 constexpr double llama8b_weights = 16'060'522'496.0;
 constexpr double llama8b_kv_per_token = 131'072.0;
+// What the kernels between the matmuls stream per token: 32 layers x 2 B x (8 x 4096 hidden +
+// 2 x (32 + 8) x 128 for rotary q and k + 3 x 14336 for SiLU-and-mul).
+constexpr double llama8b_activations_per_token = 32.0 * 2 * (8 * 4096 + 2 * 40 * 128 + 3 * 14336);
 
 // One decode token attending to 1,000 cached tokens, all fp16.
 step_work decode_1000() {
@@ -31,15 +36,40 @@ step_work decode_1000() {
 TEST(Roofline, DecodeBytesAndFlopsByHand) {
   const auto r = make("llama3-8b", "h100");
   const auto t = r.estimate(decode_1000());
-  EXPECT_DOUBLE_EQ(t.bytes, llama8b_weights + 1001 * llama8b_kv_per_token);
+  EXPECT_DOUBLE_EQ(t.bytes, llama8b_weights + 1001 * llama8b_kv_per_token + llama8b_activations_per_token);
   // 2 FLOPs per parameter, plus q.k and p.v: 4 x 32 layers x 32 heads x 128 per attended token.
-  EXPECT_DOUBLE_EQ(t.flops, 2 * llama8b_params + 4.0 * 32 * 32 * 128 * 1000);
+  const double matmul_flops = 2 * llama8b_params, attention_flops = 4.0 * 32 * 32 * 128 * 1000;
+  EXPECT_DOUBLE_EQ(t.flops, matmul_flops + attention_flops);
   EXPECT_EQ(t.bound, bound_by::memory);
-  EXPECT_DOUBLE_EQ(t.memory_s, t.bytes / (0.8 * 3.35e12));
-  EXPECT_DOUBLE_EQ(t.compute_s, t.flops / (0.6 * 989.4e12));
+  const double eta_c = default_compute_efficiency, bandwidth = default_memory_efficiency * 3.35e12;
+  const double kv_bandwidth = default_kv_memory_efficiency * 3.35e12;
+  EXPECT_DOUBLE_EQ(t.memory_s, (llama8b_weights + llama8b_activations_per_token) / bandwidth +
+                                   1001 * llama8b_kv_per_token / kv_bandwidth);
+  // The H100's attainable rates: the best BF16 matmul (792.1 TFLOP/s), FlashAttention-3 (740).
+  EXPECT_DOUBLE_EQ(t.compute_s, matmul_flops / (eta_c * 792.1e12) + attention_flops / (eta_c * 740e12));
+  // Decode: both kernel classes wait on memory, the matmuls on the weights, attention on the KV.
+  EXPECT_DOUBLE_EQ(t.matmul_s, llama8b_weights / bandwidth);
+  EXPECT_DOUBLE_EQ(t.attention_s, 1001 * llama8b_kv_per_token / kv_bandwidth);
+  EXPECT_DOUBLE_EQ(t.elementwise_s, llama8b_activations_per_token / bandwidth);
   EXPECT_EQ(t.comm_s, 0.0);
-  EXPECT_EQ(t.overhead_s, 0.4e-3);
-  EXPECT_DOUBLE_EQ(t.seconds, t.overhead_s + t.memory_s);
+  EXPECT_DOUBLE_EQ(t.overhead_s, default_step_overhead_s + 32 * default_layer_overhead_s +
+                                     0 * default_sequence_overhead_s);
+  EXPECT_DOUBLE_EQ(t.seconds, t.overhead_s + t.matmul_s + t.attention_s + t.elementwise_s);
+}
+
+// A step that mixes a prefill chunk with long decodes pays for both: the chunk's matmuls are
+// compute-bound, the decodes' attention waits on their KV, and the kernels run one after another.
+TEST(Roofline, AMixedStepAddsItsKernelClasses) {
+  step_work w;
+  w.tokens = 2048 + 64;
+  w.sequences = 65;
+  w.context_token_reads = 2048ull * 2049 / 2 + 64ull * 8000;
+  w.kv_bytes_read_by_level[0] = 64ull * 8000 * 131'072;
+  const auto t = make("llama3-8b", "h100").estimate(w);
+  EXPECT_GT(t.matmul_s, llama8b_weights / (default_memory_efficiency * 3.35e12));  // compute-bound
+  EXPECT_DOUBLE_EQ(t.attention_s, 64.0 * 8000 * 131'072 / (default_kv_memory_efficiency * 3.35e12));
+  EXPECT_DOUBLE_EQ(t.seconds, t.overhead_s + t.matmul_s + t.attention_s + t.elementwise_s);
+  EXPECT_GT(t.seconds, std::max(t.compute_s, t.memory_s));  // more than the old single max
 }
 
 // Physics: a decode step reads every weight once, so weights / bandwidth is a floor on its time,
@@ -53,13 +83,14 @@ TEST(Roofline, WeightsOverBandwidthIsAFloorOnDecode) {
   EXPECT_LE(defaults.seconds, 9e-3);
 
   auto ideal_gpu = *resolve_gpu("h100");
-  ideal_gpu.compute_efficiency = ideal_gpu.memory_efficiency = 1.0;
-  ideal_gpu.step_overhead_s = 0;
+  ideal_gpu.compute_efficiency = ideal_gpu.memory_efficiency = ideal_gpu.kv_memory_efficiency = 1.0;
+  ideal_gpu.step_overhead_s = ideal_gpu.layer_overhead_s = ideal_gpu.sequence_overhead_s = 0;
   const auto ideal = make_roofline({*builtin_model("llama3-8b"), ideal_gpu, 1});
   ASSERT_TRUE(ideal.has_value()) << ideal.error();
   const auto t = ideal->estimate(decode_1000());
   EXPECT_GT(t.seconds, floor_s);  // still above: the KV bytes come on top
-  EXPECT_DOUBLE_EQ(t.seconds, (llama8b_weights + 1001 * llama8b_kv_per_token) / 3.35e12);
+  EXPECT_DOUBLE_EQ(t.seconds,
+                   (llama8b_weights + 1001 * llama8b_kv_per_token + llama8b_activations_per_token) / 3.35e12);
 }
 
 TEST(Roofline, PrefillIsComputeBound) {
@@ -73,6 +104,7 @@ TEST(Roofline, PrefillIsComputeBound) {
   EXPECT_GT(t.compute_s, t.memory_s);
   EXPECT_LT(t.seconds, 60e-3);
   EXPECT_GT(t.seconds, t.flops / 989.4e12);  // never faster than the peak
+  EXPECT_DOUBLE_EQ(t.matmul_s, 2 * llama8b_params * 1000 / (default_compute_efficiency * 792.1e12));
 }
 
 TEST(Roofline, TensorParallelHalvesWeightsAndAddsCommunication) {
@@ -81,7 +113,10 @@ TEST(Roofline, TensorParallelHalvesWeightsAndAddsCommunication) {
   EXPECT_DOUBLE_EQ(two.weight_bytes_read(1), one.weight_bytes_read(1) / 2);
   const auto t1 = one.estimate(decode_1000());
   const auto t2 = two.estimate(decode_1000());
-  EXPECT_DOUBLE_EQ(t2.bytes, t1.bytes / 2);  // 8 KV heads split over 2 GPUs too
+  // Weights and the 8 KV heads split over 2 GPUs; of the activations only the hidden-wide ones
+  // (8 x 4096 per layer) stay whole on each.
+  const double whole = 32.0 * 2 * 8 * 4096;
+  EXPECT_DOUBLE_EQ(t2.bytes - whole, (t1.bytes - whole) / 2);
   EXPECT_DOUBLE_EQ(t2.flops, t1.flops / 2);
   // 2 all-reduces x 32 layers of 4096 x 1 token x 2 B, each sending 2 (2 - 1) / 2 of it.
   EXPECT_DOUBLE_EQ(t2.comm_s, 2.0 * 32 * 4096 * 2 * 1.0 / 450e9);

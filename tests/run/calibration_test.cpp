@@ -4,6 +4,7 @@
 
 #include "load/vllm_bench.hpp"
 #include "model/calibration.hpp"
+#include "model/gpu_spec.hpp"
 #include "run/calibration_fit.hpp"
 #include "run/run_service.hpp"
 
@@ -39,7 +40,7 @@ TEST(Calibration, RecoversKnownParametersWithinTwoPercent) {
   auto truth = h100_llama();
   truth.compute_efficiency = 0.45;
   truth.memory_efficiency = 0.7;
-  truth.step_overhead_s = 0.9e-3;
+  truth.layer_overhead_s = 30e-6;
   truth.sequence_overhead_s = 40e-6;
   const std::vector<vllm_bench_result> measured = {
       synthetic_measurement(truth, 1, 2048, 64, 8),     // prefill-heavy TTFT, batch-1 decode
@@ -50,7 +51,8 @@ TEST(Calibration, RecoversKnownParametersWithinTwoPercent) {
   ASSERT_TRUE(fitted.has_value()) << fitted.error();
   EXPECT_NEAR(fitted->compute_efficiency, 0.45, 0.45 * 0.02);
   EXPECT_NEAR(fitted->memory_efficiency, 0.7, 0.7 * 0.02);
-  EXPECT_NEAR(fitted->step_overhead_s, 0.9e-3, 0.9e-3 * 0.02);
+  EXPECT_NEAR(fitted->layer_overhead_s, 30e-6, 30e-6 * 0.02);
+  EXPECT_EQ(fitted->step_overhead_s, default_step_overhead_s);  // held: the layers' cost is fitted
   EXPECT_NEAR(fitted->sequence_overhead_s, 40e-6, 40e-6 * 0.02);
   EXPECT_LT(fitted->rms_relative_error, 0.005);
   ASSERT_EQ(fitted->residuals.size(), 3u);
@@ -68,6 +70,8 @@ TEST(Calibration, CalibratedRunReproducesTheMeasuredTpot) {
   run.options.compute_efficiency = fitted->compute_efficiency;
   run.options.memory_efficiency = fitted->memory_efficiency;
   run.options.step_overhead_s = fitted->step_overhead_s;
+  run.options.layer_overhead_s = fitted->layer_overhead_s;
+  run.options.sequence_overhead_s = fitted->sequence_overhead_s;
   const auto s = run_to_end(run).summary.service;
   EXPECT_NEAR(1e3 * s.latency.tpot_s.p50, 6.55, 6.55 * 0.10);
   EXPECT_NEAR(1e3 * s.latency.ttft_s.p50, 28.95, 28.95 * 0.10);

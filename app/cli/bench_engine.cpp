@@ -22,7 +22,7 @@ namespace {
 
 // A data-mode run where quantization work dominates: blocks are born cold at q8/q4 (short hot
 // tail, aggressive policy), migration re-quantizes, quality is sampled often.
-engine_options bench_defaults() {
+engine_options quantization_heavy_run() {
   engine_options o;
   o.model = "tiny";
   o.budget_bytes = 16ull << 20;
@@ -64,7 +64,7 @@ timed_run run_once(const run_description& run, int threads) {
 int run_bench_engine(const bench_engine_options& o) {
   run_description run;
   run.load_spec = o.load;
-  run.options = bench_defaults();
+  run.options = quantization_heavy_run();
   if (auto applied = o.flags.apply(run.options); !applied) {
     print_error(applied.error());
     return exit_bad_input;
@@ -105,7 +105,7 @@ void add_bench_engine_command(CLI::App& bench, int& exit_code) {
       "engine", "Engine steps with 1 thread vs N on the same data-mode load (best of --repeats); "
                 "checks the metrics are bit-identical");
   cmd->add_option("--load", o->load, "Load spec")->default_val(o->load);
-  o->flags.add_to(*cmd, in_bench, bench_defaults());
+  o->flags.add_to(*cmd, in_bench, quantization_heavy_run());
   cmd->add_option("--threads", o->threads, "Threads of the parallel run (default: all cores)");
   cmd->add_option("--repeats", o->repeats, "Runs of each, best taken")->default_val(3)->check(CLI::Range(1, 100));
   cmd->callback([o, &exit_code] { exit_code = run_bench_engine(*o); });

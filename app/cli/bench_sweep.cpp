@@ -24,7 +24,7 @@
 namespace kvscope::cli {
 namespace {
 
-engine_options bench_defaults() {
+engine_options sweep_base_options() {
   engine_options o;
   o.model = "tiny";
   o.budget_bytes = 16ull << 20;
@@ -59,7 +59,7 @@ std::pair<std::string, double> sweep_once(const run_description& base, const swe
 int run_bench_sweep(const bench_sweep_options& o) {
   run_description base;
   base.load_spec = o.load;
-  base.options = bench_defaults();
+  base.options = sweep_base_options();
   if (auto applied = o.flags.apply(base.options); !applied) {
     print_error(applied.error());
     return exit_bad_input;
@@ -110,7 +110,7 @@ void add_bench_sweep_command(CLI::App& bench, int& exit_code) {
                "CSVs are byte-identical");
   cmd->add_option("--load", o->load, "Load spec")->default_val(o->load);
   cmd->add_option("--grid", o->grid, "Grid, as sweep --grid")->default_val(o->grid);
-  o->flags.add_to(*cmd, in_bench, bench_defaults());
+  o->flags.add_to(*cmd, in_bench, sweep_base_options());
   cmd->add_option("--jobs", o->jobs, "Jobs of the parallel sweep (default: all cores)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--repeats", o->repeats, "Sweeps of each, best taken")->default_val(3)->check(CLI::Range(1, 100));
   cmd->callback([o, &exit_code] { exit_code = run_bench_sweep(*o); });

@@ -119,8 +119,8 @@ void print_medians(const std::vector<fidelity_median>& medians) {
 
 nlohmann::ordered_json number_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); }
 
-std::string to_json(const std::string& points_file, const std::vector<fidelity_point>& skipped,
-                    const std::vector<fidelity_check>& checks, const std::vector<fidelity_median>& medians) {
+std::string report_json(const std::string& points_file, const std::vector<fidelity_point>& skipped,
+                        const std::vector<fidelity_check>& checks, const std::vector<fidelity_median>& medians) {
   nlohmann::ordered_json j;
   j["points_file"] = points_file;
   auto& points = j["points"] = nlohmann::ordered_json::array();
@@ -278,7 +278,7 @@ int run_check(const fidelity_cli_options& o) {
   const auto medians = fidelity_medians(checks);
   print_medians(medians);
   if (!o.json.empty()) {
-    if (auto w = write_file_atomically(o.json, to_json(o.points, skipped, checks, medians)); !w) {
+    if (auto w = write_file_atomically(o.json, report_json(o.points, skipped, checks, medians)); !w) {
       return fail_with(w.error(), exit_runtime_failure);
     }
   }

@@ -91,8 +91,8 @@ void print_text(const info_options& opt, const request_source& source, const loa
   }
 }
 
-nlohmann::ordered_json to_json(const info_options& opt, const request_source& source,
-                       const load_summary& s) {
+nlohmann::ordered_json info_json(const info_options& opt, const request_source& source,
+                                 const load_summary& s) {
   const auto& c = source.counters();
   return {{"load", opt.load.spec},
           {"format", std::string(source.format_name())},
@@ -125,7 +125,7 @@ int run_info(const info_options& opt) {
     if (opt.timing) timing = time_reading(opt);
 
     if (opt.json) {
-      auto out = to_json(opt, *source, summary);
+      auto out = info_json(opt, *source, summary);
       if (timing) {
         out["timing"] = {{"repeats", timing->repeats},
                          {"best_s", timing->best_s},

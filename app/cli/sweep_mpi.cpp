@@ -23,7 +23,7 @@ namespace kvscope::cli {
 #ifdef KVSCOPE_HAVE_MPI
 namespace {
 
-constexpr int tag_report = 1, tag_assign = 2;
+constexpr int sweep_tag_report = 1, sweep_tag_assign = 2;
 
 enum report_status : std::int32_t { asking = 0, row_done = 1, stopped = 2, failed = 3 };
 
@@ -39,7 +39,7 @@ void send_report(std::int64_t index, report_status status, double wall_seconds, 
   const report_header header{index, status, 0, wall_seconds};
   std::memcpy(message.data(), &header, sizeof header);
   message += text;
-  MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, tag_report, MPI_COMM_WORLD);
+  MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, sweep_tag_report, MPI_COMM_WORLD);
 }
 
 }  // namespace
@@ -62,11 +62,11 @@ sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const std::vector<st
   int working = mpi.size() - 1;
   std::string message;
   while (working > 0) {
-    const MPI_Status status = wait_for_message(tag_report);
+    const MPI_Status status = wait_for_message(sweep_tag_report);
     int size = 0;
     MPI_Get_count(&status, MPI_BYTE, &size);
     message.resize(static_cast<std::size_t>(size));
-    MPI_Recv(message.data(), size, MPI_BYTE, status.MPI_SOURCE, tag_report, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(message.data(), size, MPI_BYTE, status.MPI_SOURCE, sweep_tag_report, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     report_header header{};
     std::memcpy(&header, message.data(), sizeof header);
     std::string text = message.substr(sizeof header);
@@ -89,7 +89,7 @@ sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const std::vector<st
       queue.pop_front();
       sink.started();
     }
-    MPI_Send(&next, 1, MPI_INT64_T, status.MPI_SOURCE, tag_assign, MPI_COMM_WORLD);
+    MPI_Send(&next, 1, MPI_INT64_T, status.MPI_SOURCE, sweep_tag_assign, MPI_COMM_WORLD);
     if (next < 0) --working;
     if (header.status == stopped) outcome.interrupted = true;
   }
@@ -104,7 +104,7 @@ std::string serve_sweep(const mpi_session& mpi, const run_description& base, con
   send_report(-1, asking, 0, {});
   for (;;) {
     std::int64_t index = -1;
-    MPI_Recv(&index, 1, MPI_INT64_T, 0, tag_assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&index, 1, MPI_INT64_T, 0, sweep_tag_assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (index < 0) return first_error;
     const auto start = std::chrono::steady_clock::now();
     try {

@@ -23,7 +23,7 @@ namespace kvscope::cli {
 #ifdef KVSCOPE_HAVE_MPI
 namespace {
 
-constexpr int tag_ready = 11, tag_result = 12, tag_assign = 13;
+constexpr int tune_tag_ready = 11, tune_tag_result = 12, tune_tag_assign = 13;
 
 // A score as bytes: fixed-width numbers and length-prefixed strings, in field order.
 class byte_writer {
@@ -100,7 +100,7 @@ void send_bytes(const std::string& bytes, int tag) {
   MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, tag, MPI_COMM_WORLD);
 }
 
-void assign(int rank, std::int64_t index) { MPI_Send(&index, 1, MPI_INT64_T, rank, tag_assign, MPI_COMM_WORLD); }
+void assign(int rank, std::int64_t index) { MPI_Send(&index, 1, MPI_INT64_T, rank, tune_tag_assign, MPI_COMM_WORLD); }
 
 struct message {
   int source = 0;
@@ -181,13 +181,13 @@ tune_evaluator tune_workers::evaluator(const tune_problem& problem, std::atomic<
         ++next;
       }
       const message m = receive_any();
-      if (m.tag == tag_result) {
+      if (m.tag == tune_tag_result) {
         const std::size_t position = pool->busy.at(m.source);
         pool->busy.erase(m.source);
         pool->idle.push_back(m.source);
         engine_runs += decode_result(m, scores[position]);
         ++done;
-      } else if (m.tag == tag_ready) {
+      } else if (m.tag == tune_tag_ready) {
         pool->idle.push_back(m.source);
       }
     }
@@ -199,18 +199,18 @@ std::string serve_tune(const mpi_session& mpi, const tune_problem& problem, cons
                        const std::atomic<std::size_t>& engine_runs) {
   (void)mpi;
   std::string first_error;
-  send_bytes({}, tag_ready);
+  send_bytes({}, tune_tag_ready);
   for (;;) {
     std::int64_t index = -1;
-    MPI_Recv(&index, 1, MPI_INT64_T, 0, tag_assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&index, 1, MPI_INT64_T, 0, tune_tag_assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (index < 0) return first_error;
     const std::size_t runs_before = engine_runs.load();
     try {
       const auto scores = local({grid_point_at(problem, static_cast<std::size_t>(index))});
-      send_bytes(encode_result(scores.front(), engine_runs.load() - runs_before), tag_result);
+      send_bytes(encode_result(scores.front(), engine_runs.load() - runs_before), tune_tag_result);
     } catch (const std::exception& e) {
       if (first_error.empty()) first_error = e.what();
-      send_bytes(encode_failure(e.what(), engine_runs.load() - runs_before), tag_result);
+      send_bytes(encode_failure(e.what(), engine_runs.load() - runs_before), tune_tag_result);
     }
   }
 }

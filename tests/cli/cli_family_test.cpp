@@ -2,7 +2,6 @@
 // --jobs; their files validate; bad parameters exit 2 naming the field.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -13,14 +12,7 @@
 namespace kvscope::test {
 namespace {
 
-const std::string load = "gen:rate=20,prompt=lognormal:1000:0.8,output=uniform:200:0.5,duration=60,seed=7";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const std::string family_load = "gen:rate=20,prompt=lognormal:1000:0.8,output=uniform:200:0.5,duration=60,seed=7";
 
 std::vector<std::vector<std::string>> csv_cells(const std::string& text) {
   std::vector<std::vector<std::string>> rows;
@@ -47,13 +39,13 @@ TEST(CliFamilies, OneSweepComparesTheFamiliesWithTheSameBytesWhateverTheJobs) {
   std::string bytes;
   for (const char* jobs : {"1", "2"}) {
     const auto out = dir.file(std::string("j") + jobs + ".csv");
-    const auto r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB",
+    const auto r = run_process({cli_path(), "sweep", "--load", family_load, "--model", "tiny", "--budget", "16MiB",
                                 "--grid", "family=ewma,static,age,sinks_recent", "--jobs", jobs, "--out", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     if (bytes.empty()) {
-      bytes = slurp(out);
+      bytes = read_text(out);
     } else {
-      EXPECT_EQ(slurp(out), bytes);
+      EXPECT_EQ(read_text(out), bytes);
     }
   }
   const auto rows = csv_cells(bytes);
@@ -116,7 +108,7 @@ TEST(CliFamilies, SimulateTakesTheFamilyOptionsAndRefusesBadOnes) {
                            "--fixed-level", "q4", "--session", dir.file("s.json")});
   auto r = run_process(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto session = nlohmann::json::parse(slurp(dir.file("s.json")));
+  const auto session = nlohmann::json::parse(read_text(dir.file("s.json")));
   const auto& policy = session["options"]["policy"];
   EXPECT_EQ(policy["family"], "sinks_recent");
   EXPECT_EQ(policy["recent_tokens"], 64);
@@ -143,7 +135,7 @@ TEST(CliFamilies, TuneOverFamiliesWritesAConfigThatValidates) {
                               "--objective", "max:goodput_rps", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(run_process({cli_path(), "validate", out}).exit_code, 0);
-  const auto config = nlohmann::json::parse(slurp(out));
+  const auto config = nlohmann::json::parse(read_text(out));
   ASSERT_TRUE(config.contains("family"));
   // Only the chosen family's parameters are written.
   EXPECT_EQ(config.contains("q4_age_tokens"), config["family"] == "age");

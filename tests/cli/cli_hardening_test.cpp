@@ -11,8 +11,6 @@
 namespace kvscope::test {
 namespace {
 
-constexpr const char* small_load = "gen:rate=20,prompt=fixed:64,output=fixed:8,count=20,seed=3";
-
 TEST(CliInputs, PolicyNumberOutOfRangeExitsTwoNamingTheField) {
   temp_dir dir;
   const auto json = dir.file("p.json");

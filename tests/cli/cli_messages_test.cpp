@@ -12,8 +12,6 @@
 namespace kvscope::test {
 namespace {
 
-constexpr const char* small_load = "gen:rate=20,prompt=fixed:64,output=fixed:8,count=20,seed=3";
-
 void expect_bad_input(const process_result& r, const std::string& message) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(message), std::string::npos) << r.err;

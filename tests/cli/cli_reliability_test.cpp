@@ -12,8 +12,6 @@
 namespace kvscope::test {
 namespace {
 
-constexpr const char* small_load = "gen:rate=20,prompt=fixed:64,output=fixed:8,count=20,seed=3";
-
 // The tiny model's config.json with `layers` layers.
 std::string tiny_config(const std::string& layers) {
   std::string text = read_text(std::string(KVSCOPE_TEST_DATA_DIR) + "/../../resources/models/tiny.json");

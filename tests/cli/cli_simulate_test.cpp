@@ -14,25 +14,18 @@
 namespace kvscope::test {
 namespace {
 
-constexpr const char* load =
+constexpr const char* simulate_load =
     "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=150,seed=11";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(CliSimulate, SummaryJsonHasTheDocumentedKeys) {
   temp_dir dir;
   const auto summary = dir.file("summary.json");
-  const auto r = run_process({cli_path(), "simulate", "--load", load, "--model", "tiny", "--budget",
+  const auto r = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", "tiny", "--budget",
                               "4MiB", "--payload", "data", "--summary-json", summary});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("requests        150 total, 150 finished, 0 rejected"), std::string::npos)
       << r.out;
-  const auto j = nlohmann::json::parse(slurp(summary));
+  const auto j = nlohmann::json::parse(read_text(summary));
   for (const char* key :
        {"requests_total", "requests_finished", "requests_rejected", "preemptions",
         "level_transitions", "peak_usage", "mean_usage", "steps", "sim_seconds", "wall_seconds",
@@ -49,12 +42,12 @@ TEST(CliSimulate, MetricsCsvHasOneRowPerKthStep) {
   temp_dir dir;
   const auto csv = dir.file("m.csv");
   const auto summary = dir.file("s.json");
-  const auto r = run_process({cli_path(), "simulate", "--load", load, "--model", "tiny", "--budget",
+  const auto r = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", "tiny", "--budget",
                               "4MiB", "--metrics", csv, "--metrics-every", "10", "--summary-json",
                               summary, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  const auto steps = nlohmann::json::parse(slurp(summary))["steps"].get<int>();
+  const auto steps = nlohmann::json::parse(read_text(summary))["steps"].get<int>();
   std::ifstream in(csv);
   std::string line;
   int lines = 0;
@@ -65,7 +58,7 @@ TEST(CliSimulate, MetricsCsvHasOneRowPerKthStep) {
 TEST(CliSimulate, SessionReplaysToTheSameFigures) {
   temp_dir dir;
   const auto session = dir.file("s.session.json");
-  const auto a = run_process({cli_path(), "simulate", "--load", load, "--model", "tiny", "--budget",
+  const auto a = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", "tiny", "--budget",
                               "4MiB", "--preset", "aggressive", "--session", session,
                               "--summary-json", "-"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
@@ -81,14 +74,14 @@ TEST(CliSimulate, SessionReplaysToTheSameFigures) {
 }
 
 TEST(CliSimulate, BadInputExitsTwoWithAClearMessage) {
-  auto r = run_process({cli_path(), "simulate", "--load", load, "--budget", "lots"});
+  auto r = run_process({cli_path(), "simulate", "--load", simulate_load, "--budget", "lots"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--budget: not a size: 'lots'"), std::string::npos) << r.err;
 
-  r = run_process({cli_path(), "simulate", "--load", load, "--model", "gpt-9"});
+  r = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", "gpt-9"});
   EXPECT_EQ(r.exit_code, 2);
 
-  r = run_process({cli_path(), "simulate", "--load", load, "--model", "llama3-70b", "--budget", "1MiB"});
+  r = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", "llama3-70b", "--budget", "1MiB"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("budget"), std::string::npos) << r.err;
 
@@ -104,7 +97,7 @@ TEST(CliSimulate, BadInputExitsTwoWithAClearMessage) {
   EXPECT_EQ(r.exit_code, 2);
 
   // A mistyped option is named with the one it most likely meant; nothing is made up for others.
-  r = run_process({cli_path(), "simulate", "--load", load, "--budjet", "1GiB", "--what=1"});
+  r = run_process({cli_path(), "simulate", "--load", simulate_load, "--budjet", "1GiB", "--what=1"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--budjet: did you mean '--budget'?"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("--what:"), std::string::npos) << r.err;
@@ -144,7 +137,7 @@ TEST(CliSimulate, ABadModelConfigIsRefusedNamingTheField) {
   const auto model = dir.file("config.json");
   write_text(model, R"({"num_hidden_layers": "thirty-two", "num_attention_heads": 32,
     "hidden_size": 4096, "intermediate_size": 14336, "vocab_size": 128256, "torch_dtype": "bfloat16"})");
-  const auto r = run_process({cli_path(), "simulate", "--load", load, "--model", model, "--budget", "4MiB"});
+  const auto r = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", model, "--budget", "4MiB"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("num_hidden_layers"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--model"), std::string::npos) << r.err;
@@ -171,10 +164,10 @@ TEST(CliSimulate, LengthsThatCannotBeAreRefusedBeforeTheRun) {
 
 // --budget auto sizes the cache as vLLM would and says what it chose; without a GPU it is refused.
 TEST(CliSimulate, BudgetAutoNeedsAGpuAndReportsWhatItChose) {
-  auto r = run_process({cli_path(), "simulate", "--load", load, "--model", "llama3-8b", "--budget", "auto"});
+  auto r = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", "llama3-8b", "--budget", "auto"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("budget auto needs a GPU to size the KV cache on"), std::string::npos) << r.err;
-  r = run_process({cli_path(), "simulate", "--load", load, "--model", "llama3-8b", "--budget", "auto",
+  r = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", "llama3-8b", "--budget", "auto",
                    "--gpu", "h100", "--summary-json", "-"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -188,10 +181,10 @@ TEST(CliSimulate, BudgetAutoNeedsAGpuAndReportsWhatItChose) {
 TEST(CliSimulate, RequestsFileHasARowPerRequest) {
   temp_dir dir;
   const auto requests = dir.file("requests.csv");
-  const auto r = run_process({cli_path(), "simulate", "--load", load, "--model", "tiny", "--budget",
+  const auto r = run_process({cli_path(), "simulate", "--load", simulate_load, "--model", "tiny", "--budget",
                               "4MiB", "--requests", requests, "--slo", "ttft=0.5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::istringstream lines(slurp(requests));
+  std::istringstream lines(read_text(requests));
   std::string header, line;
   std::getline(lines, header);
   EXPECT_EQ(header.rfind("request_id,arrival_s,first_scheduled_s,first_token_s,finish_s,", 0), 0u);

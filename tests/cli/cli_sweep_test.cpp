@@ -14,11 +14,11 @@ namespace kvscope::test {
 namespace {
 
 // The "done when" sweep: a generated load, the tiny model, 16 MiB.
-const std::string load = "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=300,seed=11";
+const std::string sweep_load = "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=300,seed=11";
 const std::string grid = "q8_threshold=0.6,0.8 ewma_alpha=0.1,0.5 hysteresis=0.02,0.08";
 
 std::vector<std::string> sweep_args(const std::string& out, std::vector<std::string> more = {}) {
-  std::vector<std::string> a{cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB",
+  std::vector<std::string> a{cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB",
                              "--grid", grid, "--out", out};
   a.insert(a.end(), more.begin(), more.end());
   return a;
@@ -90,31 +90,31 @@ TEST(CliSweep, MpiRanksWriteTheOneProcessBytes) {
 TEST(CliSweep, BadAxesAreRefusedBeforeAnyRun) {
   temp_dir dir;
   const auto out = dir.file("x.csv");
-  auto r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+  auto r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--grid",
                         "q8_threshold=0.6 foo=1", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown option 'foo'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;  // nothing is close to foo
-  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_treshold=0.6", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("(did you mean 'q8_threshold'?)"), std::string::npos) << r.err;
   // A generator spec is read before any run: a mistyped key is bad input, not a failed run.
-  r = run_process({cli_path(), "sweep", "--load", load + ",sed=3", "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load + ",sed=3", "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.6", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown key 'sed'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("a run failed"), std::string::npos) << r.err;
-  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.6,1.5", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("config 1 (q8_threshold=1.5)"), std::string::npos) << r.err;
-  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.5:0.9:0", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("axis 'q8_threshold'"), std::string::npos) << r.err;
   // One option under two spellings: one would override the other while the CSV showed both.
-  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.6,0.8 q8-threshold=0.7", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("'q8_threshold' (--grid) and 'q8-threshold' name the same option --q8-threshold"),
@@ -122,10 +122,10 @@ TEST(CliSweep, BadAxesAreRefusedBeforeAnyRun) {
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
   // A combination the policy refuses: exit 2, or a row with empty metrics with --skip-invalid.
-  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.5,0.97", "--out", out});
   EXPECT_EQ(r.exit_code, 2);
-  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.5,0.97", "--out", out, "--skip-invalid"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = lines_of(read_text(out));
@@ -133,7 +133,7 @@ TEST(CliSweep, BadAxesAreRefusedBeforeAnyRun) {
   EXPECT_TRUE(lines[2].starts_with("1,0.97,,,,")) << lines[2];
   // A configs file names its line.
   write_text(dir.file("configs.txt"), "q8_threshold=0.6\nq8_threshold=0.6 ewma-alpha=2\n");
-  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--configs", dir.file("configs.txt"),
+  r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--configs", dir.file("configs.txt"),
                    "--out", out});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("configs.txt:2: config 1"), std::string::npos) << r.err;
@@ -152,7 +152,7 @@ TEST(CliSweep, ResumeRunsOnlyWhatIsMissing) {
   EXPECT_NE(r.err.find("4 configs run"), std::string::npos) << r.err;
   EXPECT_EQ(read_text(part), read_text(full));
   // Another sweep's file is refused, not mixed in.
-  r = run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.6,0.9 ewma_alpha=0.1,0.5 hysteresis=0.02,0.08", "--out", part, "--resume"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not the same sweep"), std::string::npos) << r.err;
@@ -164,7 +164,7 @@ TEST(CliSweep, ResumeAndMergeRefuseAnotherLoadOrBase) {
   temp_dir dir;
   const auto out = dir.file("s.csv");
   const auto small = [&](const std::string& file, std::vector<std::string> more) {
-    std::vector<std::string> a{cli_path(), "sweep", "--load", load, "--model", "tiny", "--grid",
+    std::vector<std::string> a{cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--grid",
                                "q8_threshold=0.6,0.8", "--out", file};
     a.insert(a.end(), more.begin(), more.end());
     return run_process(a);
@@ -173,7 +173,7 @@ TEST(CliSweep, ResumeAndMergeRefuseAnotherLoadOrBase) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto bytes = read_text(out);
   const auto sidecar = nlohmann::json::parse(read_text(out + ".provenance.json"));
-  EXPECT_EQ(sidecar["load"]["spec"], load);
+  EXPECT_EQ(sidecar["load"]["spec"], sweep_load);
   EXPECT_TRUE(sidecar["load"]["checksum"].get<std::string>().starts_with("sha256:"));
   EXPECT_EQ(sidecar["base"]["budget"], "16MiB");
   EXPECT_FALSE(sidecar["base"].contains("q8-threshold"));  // swept: its base value never ran
@@ -188,10 +188,10 @@ TEST(CliSweep, ResumeAndMergeRefuseAnotherLoadOrBase) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(read_text(out), bytes);
-  r = run_process({cli_path(), "sweep", "--load", load + "0", "--model", "tiny", "--budget", "16MiB", "--grid",
+  r = run_process({cli_path(), "sweep", "--load", sweep_load + "0", "--model", "tiny", "--budget", "16MiB", "--grid",
                    "q8_threshold=0.6,0.8", "--out", out, "--resume"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("load: the file made with " + load + " (sha256:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("load: the file made with " + sweep_load + " (sha256:"), std::string::npos) << r.err;
   // A file of a kvscope before sidecars: refused, with what to do.
   std::filesystem::remove(out + ".provenance.json");
   r = small(out, {"--budget", "16MiB", "--resume"});
@@ -267,7 +267,7 @@ TEST(CliSweep, InterruptLeavesAValidPartialFile) {
 TEST(CliPareto, PrintsTheFrontAndDrawsIt) {
   temp_dir dir;
   const auto csv = dir.file("s.csv");
-  ASSERT_EQ(run_process({cli_path(), "sweep", "--load", load, "--model", "tiny", "--budget", "16MiB", "--slo",
+  ASSERT_EQ(run_process({cli_path(), "sweep", "--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--slo",
                          "ttft=1,tpot=0.05", "--grid", "q4_threshold=0.95,0.99,1 q8_threshold=0.3:0.9:0.2", "--out", csv})
                 .exit_code,
             0);
@@ -306,7 +306,7 @@ TEST(CliPareto, PrintsTheFrontAndDrawsIt) {
 TEST(CliTune, WritesAValidConfigThatBeatsEveryFeasibleGridPoint) {
   temp_dir dir;
   const std::string space = "q4_threshold=0.95:1:0.01 q8_threshold=0.5:0.9:0.1 hysteresis=0.02,0.05,0.1";
-  const std::vector<std::string> base{"--load", load, "--model", "tiny", "--budget", "16MiB", "--slo", "ttft=1,tpot=0.05"};
+  const std::vector<std::string> base{"--load", sweep_load, "--model", "tiny", "--budget", "16MiB", "--slo", "ttft=1,tpot=0.05"};
   std::vector<std::string> tune{cli_path(), "tune"};
   tune.insert(tune.end(), base.begin(), base.end());
   tune.insert(tune.end(), {"--space", space, "--objective", "max:goodput_rps", "--constraint",

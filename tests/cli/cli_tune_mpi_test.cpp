@@ -12,10 +12,10 @@
 namespace kvscope::test {
 namespace {
 
-const std::string load = "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=300,seed=11";
+const std::string tune_load = "gen:rate=20,prompt=lognormal:500:0.6,output=uniform:120:0.5,count=300,seed=11";
 
 std::vector<std::string> tune_args(const std::string& out, const std::string& objective) {
-  std::vector<std::string> a{cli_path(), "tune", "--load", load, "--model", "tiny", "--budget", "16MiB",
+  std::vector<std::string> a{cli_path(), "tune", "--load", tune_load, "--model", "tiny", "--budget", "16MiB",
                              "--space", "q8_threshold=0.6,0.8 ewma_alpha=0.1,0.5 hysteresis=0.02,0.08",
                              "--objective", objective, "--constraint", "attention_error_exposure<=0.3",
                              "--out", out};

@@ -1,9 +1,7 @@
 // `kvscope-cli import-bench`, `predict-bench` and `calibrate` end to end.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -14,13 +12,6 @@ namespace kvscope::test {
 namespace {
 
 const std::string measured = std::string(KVSCOPE_TEST_DATA_DIR) + "/vllm_bench_llama8b_h100_c1.json";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(CliVllmBench, ImportPrintsTheTableAndKvscopeNames) {
   auto r = run_process({cli_path(), "import-bench", measured});
@@ -38,7 +29,7 @@ TEST(CliVllmBench, ImportPrintsTheTableAndKvscopeNames) {
 // A file missing what a field needs is refused, naming the field.
 TEST(CliVllmBench, BrokenFilesAreRefusedNamingTheField) {
   temp_dir dir;
-  const auto text = slurp(measured);
+  const auto text = read_text(measured);
   for (const auto& [field, name] : {std::pair{"\"completed\": 4, ", "completed"},
                                     std::pair{"\"output_lens\": [128, 128, 128, 128], ", "output_lens"}}) {
     auto broken = text;

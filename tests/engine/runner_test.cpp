@@ -13,12 +13,12 @@
 namespace kvscope {
 namespace {
 
-constexpr const char* load = "gen:rate=30,prompt=lognormal:600:0.6,output=uniform:150:0.5,count=300,seed=3";
+constexpr const char* runner_load = "gen:rate=30,prompt=lognormal:600:0.6,output=uniform:150:0.5,count=300,seed=3";
 
 runner::engine_factory factory() {
   return [] {
     return std::make_unique<engine>(test::tiny_options(8ull << 20, payload_mode::accounting),
-                                    test::gen_load(load));
+                                    test::gen_load(runner_load));
   };
 }
 
@@ -144,7 +144,7 @@ std::shared_ptr<const engine_snapshot> wait_until_paused(runner& r) {
 // for bit, logs the same commands, and pauses at the saved step.
 TEST(Runner, ScriptReplaysASessionLiveAndPausesAtItsStep) {
   run_description s;
-  s.load_spec = load;
+  s.load_spec = runner_load;
   s.options = test::tiny_options(8ull << 20, payload_mode::accounting);
   s.commands = {{0, play_command{}},
                 {30, reconfigure_command{*policy_preset("aggressive")}},
@@ -232,7 +232,7 @@ TEST(Runner, SnapshotsCarryTheRunSummary) {
 // free to use every core.
 TEST(Runner, MaxThreadsLeavesTheMetricsUnchanged) {
   run_description s;
-  s.load_spec = load;
+  s.load_spec = runner_load;
   s.options = test::tiny_options(8ull << 20, payload_mode::data);
   std::vector<std::string> rows[2];
   for (int i = 0; i < 2; ++i) {
@@ -271,7 +271,7 @@ TEST(Runner, SnapshotsCarryEveryCompletedRequestOnce) {
   std::vector<request_record> expected_records;
   run_hooks hooks;
   hooks.on_request = [&](const request_record& r) { expected_records.push_back(r); };
-  (void)run_to_end(test::tiny_options(8ull << 20, payload_mode::accounting), test::gen_load(load), hooks);
+  (void)run_to_end(test::tiny_options(8ull << 20, payload_mode::accounting), test::gen_load(runner_load), hooks);
   ASSERT_GT(expected_records.size(), 100u);
 
   runner r(factory(), runner_options{.start_playing = true});

@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "temp_dir.hpp"
 #include "util/atomic_write.hpp"
@@ -10,17 +9,16 @@
 namespace kvscope {
 namespace {
 
+using test::entries_in;
+using test::read_text;
+
 TEST(AtomicWrite, ReplacesWholeFileAndLeavesNoTemporaries) {
   test::temp_dir dir;
   const auto path = dir.file("out.txt");
   test::write_text(path, "old content that is longer");
   ASSERT_TRUE(write_file_atomically(path, "new").has_value());
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text, "new");
-  int entries = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
-  EXPECT_EQ(entries, 1);
+  EXPECT_EQ(read_text(path), "new");
+  EXPECT_EQ(entries_in(dir.path()), 1);
 }
 
 TEST(AtomicWrite, FailureNamesThePathAndCreatesNothing) {
@@ -30,17 +28,6 @@ TEST(AtomicWrite, FailureNamesThePathAndCreatesNothing) {
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().rfind(path + ": cannot create temporary file", 0), 0u) << r.error();
   EXPECT_FALSE(std::filesystem::exists(path));
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-int entries_in(const std::filesystem::path& dir) {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
-  return n;
 }
 
 // Pieces small and large (past the internal buffer) arrive in order, and only on commit.
@@ -59,9 +46,9 @@ TEST(AtomicFile, PiecesAppearWholeOnCommit) {
   const std::string big(200000, 'x');
   ASSERT_TRUE(file.write(big).has_value());
   expected_text += big;
-  EXPECT_EQ(read_all(path), "old");  // nothing visible before the commit
+  EXPECT_EQ(read_text(path), "old");  // nothing visible before the commit
   ASSERT_TRUE(file.commit().has_value());
-  EXPECT_EQ(read_all(path), expected_text);
+  EXPECT_EQ(read_text(path), expected_text);
   EXPECT_EQ(entries_in(dir.path()), 1);
 }
 
@@ -74,7 +61,7 @@ TEST(AtomicFile, DroppedBeforeCommitLeavesTheTargetAndNoTemporary) {
     ASSERT_TRUE(file.open(path).has_value());
     ASSERT_TRUE(file.write(std::string(100000, 'y')).has_value());
   }
-  EXPECT_EQ(read_all(path), "kept");
+  EXPECT_EQ(read_text(path), "kept");
   EXPECT_EQ(entries_in(dir.path()), 1);
 }
 
@@ -88,7 +75,7 @@ TEST(TempRegistry, RemovesAnOpenWritersTemporaryAndNothingElse) {
   EXPECT_EQ(entries_in(dir.path()), 2);
   remove_live_temporaries();
   EXPECT_EQ(entries_in(dir.path()), 1);
-  EXPECT_EQ(read_all(dir.file("kept.csv")), "old\n");
+  EXPECT_EQ(read_text(dir.file("kept.csv")), "old\n");
   file.discard();
 }
 
@@ -96,7 +83,7 @@ TEST(TempRegistry, ACommittedFileIsNoLongerRegistered) {
   test::temp_dir dir;
   ASSERT_TRUE(write_file_atomically(dir.file("a.txt"), "a\n").has_value());
   remove_live_temporaries();
-  EXPECT_EQ(read_all(dir.file("a.txt")), "a\n");
+  EXPECT_EQ(read_text(dir.file("a.txt")), "a\n");
 }
 
 TEST(TempRegistry, SlotsAreReusedAndRunOutGracefully) {

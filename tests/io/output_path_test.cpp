@@ -9,7 +9,6 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 
 #include "temp_dir.hpp"
@@ -23,16 +22,8 @@ namespace fs = std::filesystem;
 using test::temp_dir;
 using test::write_text;
 
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-int entries_in(const fs::path& dir) {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
-  return n;
-}
+using test::entries_in;
+using test::read_text;
 
 // A listening-free Unix socket file at `path` (kept until the test's temp_dir goes).
 void make_socket(const std::string& path) {
@@ -55,7 +46,7 @@ TEST(AtomicWriteLinks, WritesThroughALinkAndKeepsIt) {
   ASSERT_TRUE(write_file_atomically(dir.file("link2.txt"), "new").has_value());
   EXPECT_TRUE(fs::is_symlink(dir.path() / "link2.txt"));
   EXPECT_TRUE(fs::is_symlink(dir.path() / "link.txt"));
-  EXPECT_EQ(read_all(dir.file("real/out.txt")), "new");
+  EXPECT_EQ(read_text(dir.file("real/out.txt")), "new");
   EXPECT_EQ(entries_in(dir.path()), 3);         // real/, link.txt, link2.txt
   EXPECT_EQ(entries_in(dir.path() / "real"), 1);  // no temporary left beside the target
 }
@@ -65,7 +56,7 @@ TEST(AtomicWriteLinks, DanglingLinkGetsItsTargetCreated) {
   fs::create_symlink("made.txt", dir.path() / "link.txt");
   ASSERT_TRUE(write_file_atomically(dir.file("link.txt"), "fresh").has_value());
   EXPECT_TRUE(fs::is_symlink(dir.path() / "link.txt"));
-  EXPECT_EQ(read_all(dir.file("made.txt")), "fresh");
+  EXPECT_EQ(read_text(dir.file("made.txt")), "fresh");
 }
 
 TEST(AtomicWriteLinks, LinkLoopIsAnError) {
@@ -144,7 +135,7 @@ TEST(CheckOutputPath, AcceptsNewFilesRegularFilesAndLinksToThem) {
     const auto r = check_output_path(path);
     EXPECT_TRUE(r.has_value()) << r.error();
   }
-  EXPECT_EQ(read_all(dir.file("old.txt")), "x");
+  EXPECT_EQ(read_text(dir.file("old.txt")), "x");
   EXPECT_EQ(entries_in(dir.path()), 2);  // checking writes nothing
 }
 

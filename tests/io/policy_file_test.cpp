@@ -1,8 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "io/toml_checked.hpp"  // before anything else that reads toml++
 
 #include "io/policy_file.hpp"
@@ -12,14 +9,8 @@ namespace kvscope {
 namespace {
 
 using test::temp_dir;
+using test::read_text;
 using test::write_text;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(PolicyFile, RoundTripJsonTomlJsonIsLosslessForEveryPreset) {
   temp_dir dir;

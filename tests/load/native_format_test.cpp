@@ -1,9 +1,6 @@
 // The native JSONL format: record any load and read it back identically; header and row checks.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "load/generator.hpp"
 #include "load/native_format.hpp"
 #include "load_test_util.hpp"
@@ -13,13 +10,7 @@ namespace kvscope {
 namespace {
 
 using test::error_reading;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::read_text;
 
 // Records `source` to a file, reads it back, and returns both loads and the file text.
 struct round_trip {
@@ -70,7 +61,7 @@ TEST(NativeFormat, RecordNativeStreamsToTheTargetAndRecordingTwiceIsByteIdentica
   EXPECT_EQ(record_native(*first, dir.file("a.jsonl"), "src"), 200u);
   auto again = open_load(dir.file("a.jsonl"), load_format::automatic, {});
   EXPECT_EQ(record_native(*again, dir.file("b.jsonl"), "src"), 200u);
-  EXPECT_EQ(slurp(dir.file("a.jsonl")), slurp(dir.file("b.jsonl")));
+  EXPECT_EQ(read_text(dir.file("a.jsonl")), read_text(dir.file("b.jsonl")));
   // Only the two targets: no temp file left behind.
   int files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;

@@ -6,7 +6,7 @@
 namespace kvscope {
 namespace {
 
-constexpr std::int64_t s = 1000000000;
+constexpr std::int64_t ns_per_s = 1000000000;
 
 TEST(Timestamp, DaysFromCivil) {
   static_assert(days_from_civil(1970, 1, 1) == 0);
@@ -20,14 +20,14 @@ TEST(Timestamp, DaysFromCivil) {
 TEST(Timestamp, Azure2023SevenFractionDigitsAreExact) {
   const auto t = parse_timestamp_ns("2023-11-16 18:15:46.6805900");
   ASSERT_TRUE(t);
-  EXPECT_EQ(*t, (19677LL * 86400 + 18 * 3600 + 15 * 60 + 46) * s + 680590000);
+  EXPECT_EQ(*t, (19677LL * 86400 + 18 * 3600 + 15 * 60 + 46) * ns_per_s + 680590000);
 }
 
 TEST(Timestamp, Azure2024WithZoneAndOptionalFraction) {
-  const std::int64_t midnight = 19855LL * 86400 * s;  // 2024-05-12
+  const std::int64_t midnight = 19855LL * 86400 * ns_per_s;  // 2024-05-12
   EXPECT_EQ(parse_timestamp_ns("2024-05-12 00:00:00+00:00"), midnight);
   EXPECT_EQ(parse_timestamp_ns("2024-05-12 00:00:00.009930+00:00"), midnight + 9930000);
-  EXPECT_EQ(parse_timestamp_ns("2024-05-12 00:00:00.5"), midnight + s / 2);
+  EXPECT_EQ(parse_timestamp_ns("2024-05-12 00:00:00.5"), midnight + ns_per_s / 2);
   EXPECT_EQ(parse_timestamp_ns("2024-05-12T00:00:00Z"), midnight);
   EXPECT_EQ(parse_timestamp_ns("2024-05-12 05:30:00+05:30"), midnight);
   EXPECT_EQ(parse_timestamp_ns("2024-05-11 22:00:00-0200"), midnight);

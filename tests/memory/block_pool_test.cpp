@@ -10,15 +10,15 @@ namespace kvscope {
 namespace {
 
 using test::pool_config;
-constexpr std::uint64_t frame = 16 * 512 * 2;  // tiny shape, 16 tokens: 16 KiB
+constexpr std::uint64_t tiny_frame_bytes = 16 * 512 * 2;  // tiny shape, 16 tokens: 16 KiB
 
 TEST(BlockPool, GeometryAndBudgetRounding) {
   auto config = pool_config(10);
   config.budget_bytes += 100;  // not a whole frame: rounded down
   block_pool pool(config);
-  EXPECT_EQ(pool.frame_bytes(), frame);
+  EXPECT_EQ(pool.frame_bytes(), tiny_frame_bytes);
   EXPECT_EQ(pool.frame_count(), 10u);
-  EXPECT_EQ(pool.budget_bytes(), 10 * frame);
+  EXPECT_EQ(pool.budget_bytes(), 10 * tiny_frame_bytes);
   EXPECT_EQ(pool.layout(precision::q8).scale_bytes, 512u);  // 8192 values / 32 x 2 B
   EXPECT_EQ(pool.layout(precision::q4).scale_bytes, 1024u);
   EXPECT_EQ(pool.free_frames(), 10u);
@@ -38,7 +38,7 @@ TEST(BlockPool, RejectsBadConfigs) {
   bad.block_size = 0;
   EXPECT_TRUE(block_pool::validate(bad).has_value());
   bad = pool_config(4);
-  bad.budget_bytes = frame - 1;
+  bad.budget_bytes = tiny_frame_bytes - 1;
   EXPECT_EQ(block_pool::validate(bad), "budget is smaller than one frame (one fp16 block)");
   EXPECT_FALSE(block_pool::validate(pool_config(1)).has_value());
 }
@@ -72,19 +72,19 @@ TEST(BlockPool, ByteAccountingAddsUpToTheBudget) {
   EXPECT_EQ(u.scale_bytes, 3 * 512u + 5 * 1024u);
   EXPECT_EQ(u.scale_reserved_frames, 1u);
   EXPECT_EQ(u.free_frames, 10u - 5 - 1);
-  EXPECT_EQ(u.bytes_in_use, 5 * frame + u.scale_bytes);
+  EXPECT_EQ(u.bytes_in_use, 5 * tiny_frame_bytes + u.scale_bytes);
   EXPECT_EQ(u.bytes_in_use + u.free_bytes, u.budget_bytes);
   const tier_usage& q8 = u.tiers[ordinal(precision::q8)];
   EXPECT_EQ(q8.blocks, 3u);
   EXPECT_EQ(q8.frames, 2u);
-  EXPECT_EQ(q8.payload_bytes, 3 * frame / 2);
-  EXPECT_EQ(q8.slack_bytes, frame / 2);
+  EXPECT_EQ(q8.payload_bytes, 3 * tiny_frame_bytes / 2);
+  EXPECT_EQ(q8.slack_bytes, tiny_frame_bytes / 2);
   const tier_usage& q4 = u.tiers[ordinal(precision::q4)];
-  EXPECT_EQ(q4.slack_bytes, 3 * frame / 4);
+  EXPECT_EQ(q4.slack_bytes, 3 * tiny_frame_bytes / 4);
   std::uint64_t total = u.scale_bytes + u.free_bytes;
   for (const auto& t : u.tiers) total += t.frame_bytes();
   EXPECT_EQ(total, u.budget_bytes);
-  EXPECT_DOUBLE_EQ(pool.occupancy(), static_cast<double>(u.bytes_in_use) / (10 * frame));
+  EXPECT_DOUBLE_EQ(pool.occupancy(), static_cast<double>(u.bytes_in_use) / (10 * tiny_frame_bytes));
 }
 
 TEST(BlockPool, ScalesTakeFramesFromTheBudget) {
@@ -137,7 +137,7 @@ TEST(BlockPool, RefcountsCachingAndEviction) {
   EXPECT_TRUE(pool.is_cached(b));
   EXPECT_TRUE(pool.is_live(b));
   EXPECT_EQ(pool.usage().tiers[0].cached_blocks, 1u);
-  EXPECT_EQ(pool.usage().cached_bytes, frame);
+  EXPECT_EQ(pool.usage().cached_bytes, tiny_frame_bytes);
   EXPECT_EQ(pool.free_frames(), 3u);  // cached blocks hold their frame until evicted
   pool.retain(b, 2, 5);               // a prefix hit revives it
   EXPECT_FALSE(pool.is_cached(b));
@@ -161,7 +161,7 @@ TEST(BlockPool, SnapshotShowsEverySlot) {
   const frame_map map = pool.snapshot();
   ASSERT_EQ(map.frames.size(), 3u);
   EXPECT_EQ(map.block_size, 16u);
-  EXPECT_EQ(map.frame_bytes, frame);
+  EXPECT_EQ(map.frame_bytes, tiny_frame_bytes);
   EXPECT_EQ(map.scale_bytes, 1024u);
   EXPECT_EQ(map.scale_reserved_frames, 1u);
   EXPECT_EQ(map.frames[0].tier, precision::q4);
@@ -218,7 +218,7 @@ TEST(BlockPool, AccountingModeHasNoPayload) {
   const block_id b = *pool.allocate(precision::q8, 0, 0);
   EXPECT_EQ(pool.data(b).payload, nullptr);
   EXPECT_EQ(pool.data(b).scales, nullptr);
-  EXPECT_EQ(pool.bytes_in_use(), frame + 512);
+  EXPECT_EQ(pool.bytes_in_use(), tiny_frame_bytes + 512);
 }
 
 }  // namespace

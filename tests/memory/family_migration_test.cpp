@@ -12,7 +12,7 @@ namespace {
 
 using test::cache_config;
 
-std::string tiers_of(const paged_cache& cache, sequence_id s) {
+std::string tier_tags(const paged_cache& cache, sequence_id s) {
   std::string out;
   const auto table = *cache.block_table(s);
   for (const block_id b : table) out += (out.empty() ? "" : " ") + std::string(tag(cache.pool().tier(b)));
@@ -34,8 +34,8 @@ TEST(FamilyMigration, EachBlockToItsLevelSharedOnesToTheMostCompact) {
   const auto [a, b] = test::two_sharing_first_block(cache, 160, 64);
   const auto r = cache.migrate(age(32, 96), precision::fp16, 64);
   // a asks q4 for 0..3 and q8 for 4..7; b asks q8 for 0..1: the shared block 0 goes to q4.
-  EXPECT_EQ(tiers_of(cache, a), "q4 q4 q4 q4 q8 q8 q8 q8 fp16 fp16");
-  EXPECT_EQ(tiers_of(cache, b), "q4 q8 fp16 fp16");
+  EXPECT_EQ(tier_tags(cache, a), "q4 q4 q4 q4 q8 q8 q8 q8 fp16 fp16");
+  EXPECT_EQ(tier_tags(cache, b), "q4 q8 fp16 fp16");
   EXPECT_EQ(r.blocks, 9u);
   EXPECT_EQ(r.blocks_by_level[ordinal(precision::q4)], 4u);
   EXPECT_EQ(r.blocks_by_level[ordinal(precision::q8)], 5u);
@@ -45,7 +45,7 @@ TEST(FamilyMigration, EachBlockToItsLevelSharedOnesToTheMostCompact) {
   ASSERT_TRUE(cache.ensure_capacity(a, 176));
   ASSERT_TRUE(cache.advance(a, 16));
   EXPECT_EQ(cache.migrate(age(32, 96), precision::fp16, 64).blocks, 2u);
-  EXPECT_EQ(tiers_of(cache, a), "q4 q4 q4 q4 q4 q8 q8 q8 q8 fp16 fp16");
+  EXPECT_EQ(tier_tags(cache, a), "q4 q4 q4 q4 q4 q8 q8 q8 q8 fp16 fp16");
   EXPECT_EQ(cache.audit(), "");
 }
 
@@ -61,12 +61,12 @@ TEST(FamilyMigration, EachLevelIsAllOrNothing) {
   EXPECT_TRUE(r.stalled);
   EXPECT_EQ(r.blocks, 2u);
   EXPECT_EQ(r.blocks_by_level[ordinal(precision::q8)], 2u);
-  EXPECT_EQ(tiers_of(cache, s), "fp16 q8 q8 fp16");
+  EXPECT_EQ(tier_tags(cache, s), "fp16 q8 q8 fp16");
   // Now the frame of scales has room: the q4 block fits in the frame it gives up.
   r = cache.migrate(age(16, 48), precision::fp16, 8);
   EXPECT_FALSE(r.stalled);
   EXPECT_EQ(r.blocks, 1u);
-  EXPECT_EQ(tiers_of(cache, s), "q4 q8 q8 fp16");
+  EXPECT_EQ(tier_tags(cache, s), "q4 q8 q8 fp16");
   EXPECT_EQ(cache.audit(), "");
 }
 
@@ -82,9 +82,9 @@ TEST(FamilyMigration, SwitchingFamiliesRescans) {
   sinks.recent_tokens = 64;
   sinks.fixed_level = precision::q8;
   EXPECT_EQ(cache.migrate(sinks, precision::fp16, 64).blocks, 5u);
-  EXPECT_EQ(tiers_of(cache, s), "fp16 q8 q8 q8 q8 q8 fp16 fp16 fp16 fp16");
+  EXPECT_EQ(tier_tags(cache, s), "fp16 q8 q8 q8 q8 q8 fp16 fp16 fp16 fp16");
   EXPECT_EQ(cache.migrate(precision::q4, 64).blocks, 8u);  // ewma at q4: every cold block
-  EXPECT_EQ(tiers_of(cache, s), "q4 q4 q4 q4 q4 q4 q4 q4 fp16 fp16");
+  EXPECT_EQ(tier_tags(cache, s), "q4 q4 q4 q4 q4 q4 q4 q4 fp16 fp16");
   EXPECT_EQ(cache.audit(), "");
 }
 

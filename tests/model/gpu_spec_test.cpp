@@ -21,7 +21,7 @@ const std::string minimal_gpu = R"({
 
 using test::replaced;
 
-std::string parse_error(const std::string& text) {
+std::string gpu_parse_error(const std::string& text) {
   return test::parse_error(parse_gpu_spec, text, "gpu.json");
 }
 
@@ -97,15 +97,15 @@ TEST(GpuSpec, OptionalFieldsAndOverrides) {
 }
 
 TEST(GpuSpec, BadBandwidthIsAnError) {
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"memory_bandwidth_bytes_per_s\": 1e12",
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"memory_bandwidth_bytes_per_s\": 1e12",
                                  "\"memory_bandwidth_bytes_per_s\": 0")),
             "gpu.json: field 'memory_bandwidth_bytes_per_s': expected bytes/s in [1e10, 1e14] (an "
             "H100 SXM: 3.35e12), got number 0");
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"link_bandwidth_bytes_per_s\": 32e9",
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"link_bandwidth_bytes_per_s\": 32e9",
                                  "\"link_bandwidth_bytes_per_s\": -32e9")),
             "gpu.json: field 'link_bandwidth_bytes_per_s': expected bytes/s in [1e9, 1e13] (NVLink "
             "4: 4.5e11 each way), got number -32000000000.0");
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": \"fast\"")),
             "gpu.json: field 'peak_bf16_flops': expected FLOP/s in [1e12, 1e17] (an H100 SXM: "
             "9.89e14), got string \"fast\"");
@@ -126,7 +126,7 @@ TEST(GpuSpec, FiguresOutsideAnyGpuAreRefused) {
       {"\"peak_bf16_flops\": 100e12", "\"peak_bf16_flops\": 100e12, \"memory_efficiency\": 0.001"},
   };
   for (const auto& [from, to] : beyond) {
-    const auto error = parse_error(replaced(minimal_gpu, from, to));
+    const auto error = gpu_parse_error(replaced(minimal_gpu, from, to));
     EXPECT_NE(error.find("expected "), std::string::npos) << to << ": " << error;
   }
   gpu_spec gpu = *builtin_gpu("h100");
@@ -136,26 +136,26 @@ TEST(GpuSpec, FiguresOutsideAnyGpuAreRefused) {
 }
 
 TEST(GpuSpec, OtherErrorsAreNamed) {
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12,", "")),
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12,", "")),
             "gpu.json: field 'peak_bf16_flops': missing");
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"memory_bytes\": 17179869184,", "")),
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"memory_bytes\": 17179869184,", "")),
             "gpu.json: field 'memory_bytes': missing");
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"memory_bytes\": 17179869184",
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"memory_bytes\": 17179869184",
                                  "\"memory_bytes\": \"lots\"")),
             "gpu.json: field 'memory_bytes': expected a size in [1 GiB, 16 TiB] such as \"80 GiB\", "
             "got \"lots\"");
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": 100e12, \"compute_efficency\": 0.5"))
                 .rfind("gpu.json: field 'compute_efficency': unknown field (expected ", 0),
             0u);
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": 100e12, \"memory_efficiency\": 1.5")),
             "gpu.json: field 'memory_efficiency': expected a number in [0.01, 1], got number 1.5");
-  EXPECT_EQ(parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": 100e12, \"step_overhead_s\": 400")),
             "gpu.json: field 'step_overhead_s': expected seconds in [0, 1], got number 400");
-  EXPECT_EQ(parse_error("{oops").rfind("gpu.json: invalid JSON", 0), 0u);
-  EXPECT_EQ(parse_error("3"), "gpu.json: expected a JSON object, got number");
+  EXPECT_EQ(gpu_parse_error("{oops").rfind("gpu.json: invalid JSON", 0), 0u);
+  EXPECT_EQ(gpu_parse_error("3"), "gpu.json: expected a JSON object, got number");
 }
 
 TEST(GpuSpec, CheckCatchesBadStructs) {

@@ -28,7 +28,7 @@ const std::string small_llama = R"({
 
 using test::replaced;
 
-std::string parse_error(const std::string& text) {
+std::string model_parse_error(const std::string& text) {
   return test::parse_error(parse_model_config, text, "llama.json");
 }
 
@@ -112,55 +112,55 @@ TEST(ModelConfig, DtypeSizes) {
 }
 
 TEST(ModelConfig, MissingFieldIsNamed) {
-  EXPECT_EQ(parse_error(replaced(small_llama, R"("hidden_size": 512,)", "")),
+  EXPECT_EQ(model_parse_error(replaced(small_llama, R"("hidden_size": 512,)", "")),
             "llama.json: field 'hidden_size': missing");
-  EXPECT_EQ(parse_error(replaced(small_llama, R"("torch_dtype": "bfloat16")", R"("x": 1)")),
+  EXPECT_EQ(model_parse_error(replaced(small_llama, R"("torch_dtype": "bfloat16")", R"("x": 1)")),
             "llama.json: field 'torch_dtype': missing");
-  EXPECT_EQ(parse_error(replaced(small_llama, R"("vocab_size": 1000,)", R"("vocab_size": null,)")),
+  EXPECT_EQ(model_parse_error(replaced(small_llama, R"("vocab_size": 1000,)", R"("vocab_size": null,)")),
             "llama.json: field 'vocab_size': missing");
 }
 
 TEST(ModelConfig, WrongTypesAreNamed) {
-  EXPECT_EQ(parse_error(replaced(small_llama, R"("num_key_value_heads": 2)",
+  EXPECT_EQ(model_parse_error(replaced(small_llama, R"("num_key_value_heads": 2)",
                                  R"("num_key_value_heads": "2")")),
             "llama.json: field 'num_key_value_heads': expected a whole number in [1, 4096], got "
             "string \"2\"");
   EXPECT_EQ(
-      parse_error(replaced(small_llama, R"("num_hidden_layers": 4)", R"("num_hidden_layers": -4)")),
+      model_parse_error(replaced(small_llama, R"("num_hidden_layers": 4)", R"("num_hidden_layers": -4)")),
       "llama.json: field 'num_hidden_layers': expected a whole number in [1, 4096], got number -4");
   EXPECT_EQ(
-      parse_error(replaced(small_llama, R"("num_hidden_layers": 4)", R"("num_hidden_layers": 0)")),
+      model_parse_error(replaced(small_llama, R"("num_hidden_layers": 4)", R"("num_hidden_layers": 0)")),
       "llama.json: field 'num_hidden_layers': expected a whole number in [1, 4096], got number 0");
-  EXPECT_NE(parse_error(replaced(small_llama, R"("hidden_size": 512)", R"("hidden_size": 512.5)"))
+  EXPECT_NE(model_parse_error(replaced(small_llama, R"("hidden_size": 512)", R"("hidden_size": 512.5)"))
                 .find("llama.json: field 'hidden_size': expected a whole number in [1, 1048576]"),
             std::string::npos);
-  EXPECT_EQ(parse_error(replaced(small_llama, R"("tie_word_embeddings": false)",
+  EXPECT_EQ(model_parse_error(replaced(small_llama, R"("tie_word_embeddings": false)",
                                  R"("tie_word_embeddings": "no")")),
             "llama.json: field 'tie_word_embeddings': expected true or false, got string \"no\"");
-  EXPECT_EQ(parse_error(
+  EXPECT_EQ(model_parse_error(
                 replaced(small_llama, R"("torch_dtype": "bfloat16")", R"("torch_dtype": "int4")")),
             "llama.json: field 'torch_dtype': unknown dtype 'int4' (expected bfloat16, float16 "
             "or float32)");
 }
 
 TEST(ModelConfig, InconsistentShapesAreNamed) {
-  EXPECT_EQ(parse_error(replaced(small_llama, R"("num_key_value_heads": 2)",
+  EXPECT_EQ(model_parse_error(replaced(small_llama, R"("num_key_value_heads": 2)",
                                  R"("num_key_value_heads": 3)")),
             "llama.json: field 'num_key_value_heads': must divide num_attention_heads (8), got 3");
   // 512 is not a multiple of 6 heads and no head_dim is given.
-  EXPECT_EQ(parse_error(replaced(small_llama, R"("num_attention_heads": 8)",
+  EXPECT_EQ(model_parse_error(replaced(small_llama, R"("num_attention_heads": 8)",
                                  R"("num_attention_heads": 6)")),
             "llama.json: field 'head_dim': missing, and hidden_size 512 is not a multiple of "
             "num_attention_heads 6");
 }
 
 TEST(ModelConfig, NotJsonOrNotAnObject) {
-  const auto garbage = parse_error("this is not json");
+  const auto garbage = model_parse_error("this is not json");
   EXPECT_EQ(garbage.rfind("llama.json: invalid JSON: parse error at line 1", 0), 0u) << garbage;
-  const auto truncated = parse_error(small_llama.substr(0, 60));
+  const auto truncated = model_parse_error(small_llama.substr(0, 60));
   EXPECT_EQ(truncated.rfind("llama.json: invalid JSON", 0), 0u) << truncated;
-  EXPECT_EQ(parse_error("[1, 2]"), "llama.json: expected a JSON object, got array");
-  EXPECT_EQ(parse_error("").rfind("llama.json: invalid JSON", 0), 0u);
+  EXPECT_EQ(model_parse_error("[1, 2]"), "llama.json: expected a JSON object, got array");
+  EXPECT_EQ(model_parse_error("").rfind("llama.json: invalid JSON", 0), 0u);
 }
 
 TEST(ModelConfig, SizesThatOverflowAreErrors) {
@@ -171,11 +171,11 @@ TEST(ModelConfig, SizesThatOverflowAreErrors) {
                                  "num_experts_per_tok": 2)");
   text = replaced(text, R"("intermediate_size": 1024)", R"("intermediate_size": 4194304)");
   text = replaced(text, R"("num_hidden_layers": 4)", R"("num_hidden_layers": 4096)");
-  const auto error = parse_error(text);
+  const auto error = model_parse_error(text);
   EXPECT_NE(error.find("does not fit in 64 bits"), std::string::npos) << error;
   EXPECT_EQ(error.rfind("llama.json: field '", 0), 0u) << error;
   // Integers beyond uint64 are not integers to nlohmann: still a named error.
-  EXPECT_NE(parse_error(replaced(small_llama, R"("vocab_size": 1000)",
+  EXPECT_NE(model_parse_error(replaced(small_llama, R"("vocab_size": 1000)",
                                  R"("vocab_size": 99999999999999999999999)"))
                 .find("field 'vocab_size'"),
             std::string::npos);
@@ -185,11 +185,11 @@ TEST(ModelConfig, SizesThatOverflowAreErrors) {
 // from them: 2^31 layers made `2 * layers` 0 in 32 bits (a division by zero in the pool), 2^31 + 2
 // made it 4 (a silent 2-layer model), and 2^63 layers would loop for ever counting MoE layers.
 TEST(ModelConfig, CountsBeyondAnyModelAreRefused) {
-  EXPECT_EQ(parse_error(replaced(small_llama, R"("num_hidden_layers": 4)",
+  EXPECT_EQ(model_parse_error(replaced(small_llama, R"("num_hidden_layers": 4)",
                                  R"("num_hidden_layers": 2147483648)")),
             "llama.json: field 'num_hidden_layers': expected a whole number in [1, 4096], got "
             "number 2147483648");
-  EXPECT_NE(parse_error(replaced(small_llama, R"("num_hidden_layers": 4)",
+  EXPECT_NE(model_parse_error(replaced(small_llama, R"("num_hidden_layers": 4)",
                                  R"("num_hidden_layers": 2147483650)"))
                 .find("field 'num_hidden_layers'"),
             std::string::npos);
@@ -204,11 +204,11 @@ TEST(ModelConfig, CountsBeyondAnyModelAreRefused) {
       {R"("hidden_size": 512)", R"("hidden_size": 512, "num_local_experts": 9223372036854775808)"},
   };
   for (const auto& [from, to] : beyond) {
-    const auto error = parse_error(replaced(small_llama, from, to));
+    const auto error = model_parse_error(replaced(small_llama, from, to));
     EXPECT_NE(error.find("expected a whole number in ["), std::string::npos) << error;
   }
   // A head_dim derived from hidden_size / num_attention_heads is held to the same range.
-  const auto derived = parse_error(replaced(small_llama, R"("hidden_size": 512)", R"("hidden_size": 65536)"));
+  const auto derived = model_parse_error(replaced(small_llama, R"("hidden_size": 512)", R"("hidden_size": 65536)"));
   EXPECT_EQ(derived.rfind("llama.json: field 'head_dim': ", 0), 0u) << derived;
 }
 

@@ -22,4 +22,7 @@ inline std::string data_path(const std::string& name) {
   return std::string(KVSCOPE_TEST_DATA_DIR) + "/" + name;
 }
 
+// A generated load of 20 short requests, for CLI runs whose load is not what they test.
+inline constexpr const char* small_load = "gen:rate=20,prompt=fixed:64,output=fixed:8,count=20,seed=3";
+
 }  // namespace kvscope::test

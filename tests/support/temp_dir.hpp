@@ -23,5 +23,7 @@ class temp_dir {
 void write_text(const std::string& path, const std::string& content);
 // A file's bytes ("" if it cannot be read).
 std::string read_text(const std::string& path);
+// How many entries `dir` holds (files, directories, links).
+int entries_in(const std::filesystem::path& dir);
 
 }  // namespace kvscope::test

@@ -20,8 +20,6 @@ double median(std::vector<double> v) {
 }
 
 // The parameters live on an unbounded space: logits of the efficiencies, logs of the overheads.
-double logit(double p) { return std::log(p / (1 - p)); }
-double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
 engine_options with_params(engine_options o, const std::vector<double>& x) {
   o.compute_efficiency = std::clamp(sigmoid(x[0]), 0.01, 1.0);

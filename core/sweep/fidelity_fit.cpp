@@ -11,8 +11,6 @@
 namespace kvscope {
 namespace {
 
-double logit(double p) { return std::log(p / (1 - p)); }
-double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
 timing_factors factors_at(const std::vector<double>& x) {
   timing_factors f;

@@ -10,6 +10,10 @@
 
 namespace kvscope {
 
+// The maps callers use: a share in (0, 1) to the whole line and back.
+inline double logit(double p) { return std::log(p / (1 - p)); }
+inline double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
 struct nelder_mead_result {
   std::vector<double> best;  // the lowest-cost point visited
   double cost = 0;

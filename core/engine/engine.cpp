@@ -24,9 +24,13 @@ engine::engine(const engine_options& options, std::unique_ptr<request_source> lo
     : engine(resolved_or_throw(options), std::move(load)) {}
 
 engine::engine(engine_setup setup, std::unique_ptr<request_source> load)
-    : setup_(std::move(setup)), load_(std::move(load)), policy_(setup_.options.policy) {
+    : setup_(std::move(setup)),
+      shape_(shape_of(setup_.model)),
+      pricing_(setup_, shape_.values_per_token() * 2),
+      load_(std::move(load)),
+      policy_(setup_.options.policy) {
   const engine_options& o = setup_.options;
-  shape_ = shape_of(setup_.model);
+  outcomes_.set_slo(setup_.slo);
   cache_ = std::make_unique<paged_cache>(cache_config(setup_));
   kv_ = std::make_unique<block_manager>(*cache_, o.prefix_caching);
   kv_->set_policy(o.policy);
@@ -109,8 +113,9 @@ void engine::pull_arrivals() {
   while (!client_queue_.empty() && in_flight_ < client_limit_) {
     request r = std::move(client_queue_.front());
     client_queue_.pop_front();
+    const double waited = clock_s_ - r.arrival_s;
     r.arrival_s = clock_s_;
-    send(r);
+    send(r, waited);
   }
 }
 
@@ -138,8 +143,9 @@ void engine::check_waiting() const {
   throw overload_error(message);
 }
 
-void engine::send(const request& arrived) {
+void engine::send(const request& arrived, double client_wait_s) {
   const request_handle h = outcomes_.arrived(arrived);
+  outcomes_.sent(h, clock_s_, client_wait_s, pricing_.alone(arrived.prompt_tokens, arrived.output_tokens));
   ++totals_.requests_total;
   const std::uint64_t length = std::uint64_t{arrived.prompt_tokens} + arrived.output_tokens;
   if (setup_.max_model_len > 0 && length > setup_.max_model_len) {
@@ -283,7 +289,8 @@ bool engine::step() {
   pull_arrivals();
   const double start_s = clock_s_;
   const step_plan plan = sched_->schedule();
-  step_work work = measure_work(plan);
+  measured_step measured = measure_work(plan);
+  step_work& work = measured.work;
   write_new_tokens();
   sched_->complete(plan);
 
@@ -317,7 +324,7 @@ bool engine::step() {
   }
   clock_s_ += seconds;
   totals_.step_seconds_sum += seconds;
-  record_outcomes(start_s);
+  record_outcomes(start_s, plan, measured, seconds);
   if (setup_.options.payload == payload_mode::data && setup_.options.quality_every > 0 &&
       steps_ % setup_.options.quality_every == 0) {
     measure_quality();
@@ -327,16 +334,24 @@ bool engine::step() {
   return true;
 }
 
-step_work engine::measure_work(const step_plan& plan) const {
-  step_work w;
+engine::measured_step engine::measure_work(const step_plan& plan) const {
+  measured_step m;
+  step_work& w = m.work;
   w.tokens = std::uint64_t{plan.prefill_tokens} + plan.decode_tokens;
-  if (!setup_.timing) return w;  // the linear model needs only the token counts
+  if (!setup_.timing) return m;  // the linear model needs only the token counts
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
     ++w.sequences;
     // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1).
     const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
-    w.context_token_reads += (b * (b + 1) - a * (a + 1)) / 2;
+    const std::uint64_t reads = (b * (b + 1) - a * (a + 1)) / 2;
+    w.context_token_reads += reads;
+    m.context_tokens += b;
+    if (a >= s.prefill_target) {  // a decode token (the prefill was done before this step)
+      ++m.decoding.sequences;
+      m.decoding.context_token_reads += reads;
+      m.decoding.context_tokens += b;
+    }
   }
   const auto& references = cache_->pool().references();
   for (precision p : all_precisions) {
@@ -345,16 +360,27 @@ step_work engine::measure_work(const step_plan& plan) const {
     w.kv_token_reads_by_level[l] = references[l] * setup_.options.block_size;
   }
   w.kv_bytes_written = w.tokens * shape_.values_per_token() * 2;  // new tokens land at fp16
-  return w;
+  return m;
 }
 
-void engine::record_outcomes(double step_start_s) {
+void engine::record_outcomes(double step_start_s, const step_plan& plan, const measured_step& measured,
+                             double seconds) {
   const auto& ev = sched_->events();
   for (const auto& a : ev.admitted) {
     outcomes_.scheduled(a.tag, step_start_s);
     outcomes_.prefix_hit(a.tag, a.cached_prompt_tokens);
   }
   for (const auto& p : ev.preempted) outcomes_.preempted(p.tag, p.recomputed_tokens);
+  // The step's time shared out (outcome/latency_parts.hpp): each prefill chunk's own part is its
+  // step alone; the decoding requests share the step without the chunks and the migration.
+  for (const auto& c : ev.prefill_chunks) {
+    const double alone = std::min(seconds, pricing_.chunk_alone(measured.work, c.from, c.to, measured.context_tokens));
+    outcomes_.prefill_chunk(c.tag, c.from, c.to, alone, seconds);
+  }
+  const decode_shares shares = pricing_.split(measured.work, plan.prefill_tokens, plan.decode_tokens,
+                                              measured.decoding, measured.context_tokens, seconds);
+  for (const auto tag : ev.unscheduled) outcomes_.unscheduled(tag, shares);
+  outcomes_.step_ended(shares, ev.waiting);
   outcomes_.emitted_batch(ev.emitted, clock_s_);
   for (const auto tag : ev.finished) outcomes_.finished(tag, clock_s_);
   const auto& rejected = sched_->rejected();

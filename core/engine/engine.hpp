@@ -18,6 +18,7 @@
 #include "engine/engine_options.hpp"
 #include "engine/engine_setup.hpp"
 #include "engine/pool_view.hpp"
+#include "engine/step_pricing.hpp"
 #include "engine/step_metrics.hpp"
 #include "load/request_source.hpp"
 #include "memory/paged_cache.hpp"
@@ -114,21 +115,30 @@ class engine {
   void pull_arrivals();
   // Throws overload_error once more than max_waiting_requests wait.
   void check_waiting() const;
-  // Hands an arrived (or, with a concurrency limit, sent) request to the server.
-  void send(const request& r);
+  // Hands an arrived (or, with a concurrency limit, sent) request to the server, after
+  // client_wait_s at the client.
+  void send(const request& r, double client_wait_s = 0);
   void write_new_tokens();
   void measure_quality();
   // `usage`: the pool now (after this step's migration).
   void record(const step_plan& plan, double step_seconds, const step_work& work,
               const pool_usage& usage);
   precision level_in_force(const pool_usage& usage) const noexcept;
-  // The step's work for the roofline: tokens, attention reads and the KV bytes they touch.
-  step_work measure_work(const step_plan& plan) const;
-  // Hands the scheduler's events of this step to the outcome tracker.
-  void record_outcomes(double step_start_s);
+  // The step's work for the roofline: tokens, attention reads and the KV bytes they touch;
+  // and, for sharing its time out, what the decoding sequences did.
+  struct measured_step {
+    step_work work;
+    decode_mix decoding;
+    std::uint64_t context_tokens = 0;  // every scheduled sequence's context after the step
+  };
+  measured_step measure_work(const step_plan& plan) const;
+  // Hands the scheduler's events of this step to the outcome tracker, with the step's time
+  // shared out among the requests in it.
+  void record_outcomes(double step_start_s, const step_plan& plan, const measured_step& measured, double seconds);
 
   engine_setup setup_;  // with the options it was resolved from
   model_shape shape_;
+  step_pricing pricing_;
   std::unique_ptr<request_source> load_;
   std::optional<request> next_arrival_;
   std::deque<request> client_queue_;  // arrived, waiting at the client for a free slot

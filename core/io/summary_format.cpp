@@ -34,6 +34,36 @@ std::string summary_json(const run_summary& s) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+// Why the misses missed, and what to change (outcome/slo_misses.hpp, run/levers.hpp).
+void append_misses(std::string& out, const run_summary& s) {
+  const auto& m = s.service.misses;
+  if (m.missed == 0) return;
+  char line[256];
+  const std::uint64_t completed = s.service.finished + s.service.rejected;
+  std::snprintf(line, sizeof line, "missed          %llu requests (%.1f %% of %llu); each under the cause that cost it most:\n",
+                static_cast<unsigned long long>(m.missed), 100.0 * static_cast<double>(m.missed) / static_cast<double>(completed),
+                static_cast<unsigned long long>(completed));
+  out += line;
+  double seconds = 0;
+  for (const double x : m.seconds) seconds += x;
+  for (std::size_t c = 0; c < miss_cause_count; ++c) {
+    if (m.requests[c] == 0 && m.seconds[c] <= 0) continue;
+    const auto cause = static_cast<miss_cause>(c);
+    std::snprintf(line, sizeof line, "  %-50s %7llu (%5.1f %%)   %10.1f s of their time (%4.1f %%)\n",
+                  std::string(describe(cause)).c_str(), static_cast<unsigned long long>(m.requests[c]),
+                  100.0 * static_cast<double>(m.requests[c]) / static_cast<double>(m.missed), m.seconds[c],
+                  seconds > 0 ? 100.0 * m.seconds[c] / seconds : 0.0);
+    out += line;
+  }
+  out += "lever           " + s.levers.advice + "\n";
+  if (!s.levers.space.empty()) out += "  try           tune --space '" + s.levers.space + "'\n";
+  if (!s.levers.kv_note.empty()) out += "note            " + s.levers.kv_note + "\n";
+}
+
+}  // namespace
+
 std::string summary_text(const run_summary& s) {
   std::string out;
   // Each line printed at its full length: a long model, trace or GPU name must not cut a line.
@@ -86,6 +116,7 @@ std::string summary_text(const run_summary& s) {
   } else {
     add("goodput         %.2f requests/s within %s (%.1f %% attained)\n", s.service.goodput_rps,
         s.slo.c_str(), 100 * s.service.slo_attainment);
+    append_misses(out, s);
   }
   add("attention error exposure %.4f (mean expected relative error of attention from the levels read)\n",
       s.attention_error_exposure);

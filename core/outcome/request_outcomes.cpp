@@ -40,14 +40,94 @@ request_handle request_outcomes::arrived(std::uint64_t request_id, double arriva
   r.prompt_tokens = prompt_tokens;
   r.output_tokens = output_tokens;
   r.live = true;
+  std::copy(waited_.begin(), waited_.end(), r.mark.begin());
   ++arrived_;
   return h;
+}
+
+void request_outcomes::sent(request_handle h, double sent_s, double client_wait_s,
+                            const alone_latency& alone) noexcept {
+  live_request& r = live_[h];
+  assert(r.live && sent_s >= r.arrival_s && r.at == live_request::stage::waiting);
+  r.parts.arrival_step_s = sent_s - r.arrival_s;
+  r.client_wait_s = client_wait_s;
+  r.alone = alone;
+}
+
+void request_outcomes::close_wait(live_request& r) noexcept {
+  const double memory = waited_[1] - r.mark[1];
+  const double slots = waited_[2] - r.mark[2];
+  const double budget = waited_[3] - r.mark[3];
+  if (r.emitted > 0) {
+    r.parts.decode_preempted_s += memory + slots + budget;
+  } else if (r.preempted_before_first) {
+    r.parts.wait_preempted_s += memory + slots + budget;
+  } else {
+    r.parts.wait_kv_memory_s += memory;
+    r.parts.wait_batch_slots_s += slots;
+    r.parts.wait_token_budget_s += budget;
+  }
+}
+
+void request_outcomes::close_decode(live_request& r) noexcept {
+  r.parts.decode_s += decoded_[0] - r.mark[0];
+  r.parts.decode_prefill_s += decoded_[1] - r.mark[1];
+  r.parts.decode_migration_s += decoded_[2] - r.mark[2];
+}
+
+void request_outcomes::start_decoding(live_request& r) noexcept {
+  r.at = live_request::stage::decoding;
+  std::copy(decoded_.begin(), decoded_.end(), r.mark.begin());
 }
 
 void request_outcomes::scheduled(request_handle h, double t) noexcept {
   live_request& r = live_[h];
   assert(r.live && t >= r.arrival_s);
   if (std::isnan(r.first_scheduled_s)) r.first_scheduled_s = t;
+  if (r.at == live_request::stage::waiting) {
+    close_wait(r);
+    r.at = live_request::stage::running;
+  }
+}
+
+void request_outcomes::prefill_chunk(request_handle h, std::uint32_t from, std::uint32_t to, double alone_s,
+                                     double step_s) noexcept {
+  live_request& r = live_[h];
+  assert(r.live && r.at == live_request::stage::running && to >= from);
+  if (r.emitted > 0) {  // rebuilding the KV of prompt and outputs after a preemption
+    r.parts.decode_preempted_s += step_s;
+    return;
+  }
+  const double again =
+      to > from && from < r.recompute_until
+          ? static_cast<double>(std::min(to, r.recompute_until) - from) / static_cast<double>(to - from)
+          : 0.0;
+  r.parts.recompute_s += again * step_s;
+  r.parts.prefill_s += (1 - again) * alone_s;
+  r.parts.prefill_batched_s += (1 - again) * (step_s - alone_s);
+}
+
+void request_outcomes::unscheduled(request_handle h, const decode_shares& step) noexcept {
+  live_request& r = live_[h];
+  assert(r.live && r.at != live_request::stage::waiting);
+  if (r.at == live_request::stage::decoding) {
+    // step_ended() adds the step's shares to everyone decoding; this one only waited for the
+    // prefill chunks that took the budget, so the whole step is theirs.
+    r.parts.decode_prefill_s += step.own_s + step.migration_s;
+    r.parts.decode_s -= step.own_s;
+    r.parts.decode_migration_s -= step.migration_s;
+  } else if (r.emitted > 0) {
+    r.parts.decode_preempted_s += step.seconds();
+  } else {
+    r.parts.wait_token_budget_s += step.seconds();
+  }
+}
+
+void request_outcomes::step_ended(const decode_shares& step, wait_cause waiting) noexcept {
+  waited_[static_cast<std::size_t>(waiting)] += step.seconds();
+  decoded_[0] += step.own_s;
+  decoded_[1] += step.prefill_s;
+  decoded_[2] += step.migration_s;
 }
 
 void request_outcomes::prefix_hit(request_handle h, std::uint32_t cached_prompt_tokens) noexcept {
@@ -58,6 +138,7 @@ void request_outcomes::prefix_hit(request_handle h, std::uint32_t cached_prompt_
 void request_outcomes::emitted(request_handle h, double t, std::uint32_t n) noexcept {
   live_request& r = live_[h];
   assert(r.live && n >= 1);
+  if (r.at != live_request::stage::decoding) start_decoding(r);
   if (r.emitted == 0) {
     assert(t >= r.arrival_s);
     r.first_token_s = t;
@@ -76,6 +157,7 @@ void request_outcomes::emitted_batch(std::span<const request_handle> handles, do
   for (const request_handle h : handles) {
     live_request& r = live_[h];
     assert(r.live);
+    if (r.at != live_request::stage::decoding) start_decoding(r);
     if (r.emitted == 0) {
       r.first_token_s = t;
     } else {
@@ -96,7 +178,14 @@ void request_outcomes::emitted_batch(std::span<const request_handle> handles, do
 
 void request_outcomes::preempted(request_handle h, std::uint64_t recomputed_tokens) noexcept {
   live_request& r = live_[h];
-  assert(r.live);
+  assert(r.live && r.at != live_request::stage::waiting);
+  if (r.at == live_request::stage::decoding) close_decode(r);
+  if (r.emitted == 0) {
+    r.preempted_before_first = true;
+    r.recompute_until = std::max(r.recompute_until, static_cast<std::uint32_t>(recomputed_tokens));
+  }
+  r.at = live_request::stage::waiting;
+  std::copy(waited_.begin(), waited_.end(), r.mark.begin());
   ++r.preemptions;
   r.recomputed_tokens += recomputed_tokens;
   ++preemptions_;
@@ -118,6 +207,10 @@ void request_outcomes::complete(request_handle h, double t, request_outcome outc
   rec.preemptions = r.preemptions;
   rec.recomputed_tokens = r.recomputed_tokens;
   rec.outcome = outcome;
+  rec.parts = r.parts;
+  rec.client_wait_s = r.client_wait_s;
+  rec.alone_ttft_s = r.alone.ttft_s;
+  rec.alone_tpot_s = r.alone.tpot_s;
   r.live = false;
   free_.push_back(h);
 }
@@ -125,9 +218,12 @@ void request_outcomes::complete(request_handle h, double t, request_outcome outc
 void request_outcomes::finished(request_handle h, double t) {
   // An engine never emits more than the load asked for (a 0-token request still gets one).
   assert(live_[h].emitted <= std::max<std::uint32_t>(live_[h].output_tokens, 1));
+  if (live_[h].at == live_request::stage::decoding) close_decode(live_[h]);
   complete(h, t, request_outcome::finished);
   record_.reason.clear();
   samples_.push_back({record_.ttft_s(), record_.tpot_s(), record_.e2e_s(), record_.queue_s()});
+  misses_.add_finished(slo_, record_.ttft_s(), record_.tpot_s(), record_.e2e_s(), record_.output_tokens,
+                       record_.parts, {record_.alone_ttft_s, record_.alone_tpot_s});
   prompt_tokens_ += record_.prompt_tokens;
   output_tokens_ += record_.output_tokens;
   if (sink_) sink_(record_);
@@ -136,7 +232,9 @@ void request_outcomes::finished(request_handle h, double t) {
 void request_outcomes::rejected(request_handle h, double t, std::string_view reason) {
   complete(h, t, request_outcome::rejected);
   record_.reason.assign(reason);
+  record_.parts = {};  // a rejected request's waits explain no latency
   ++rejected_;
+  if (!slo_.empty()) misses_.add_rejected();
   if (sink_) sink_(record_);
 }
 
@@ -151,6 +249,7 @@ outcome_summary request_outcomes::summary(double duration_s, const slo_spec& slo
   s.preemptions = preemptions_;
   s.recomputed_tokens = recomputed_tokens_;
   s.duration_s = duration_s;
+  s.misses = misses_;
 
   std::vector<double> ttft, tpot, e2e, queue;
   for (auto* v : {&ttft, &tpot, &e2e, &queue}) v->reserve(samples_.size());

@@ -14,6 +14,8 @@
 // becomes a request_record handed to the row sink at once and is not kept; what remains per
 // request is four doubles for the exact TTFT/TPOT/e2e/queue percentiles. Token gaps go to a
 // constant-memory sketch (outcome/quantile_sketch.hpp).
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -25,6 +27,7 @@
 #include "outcome/quantile_sketch.hpp"
 #include "outcome/request_record.hpp"
 #include "outcome/slo.hpp"
+#include "outcome/slo_misses.hpp"
 
 namespace kvscope {
 
@@ -57,6 +60,8 @@ struct outcome_summary {
   // good / (finished + rejected): the share of completed requests that met the SLOs; with no
   // SLO given, finished / (finished + rejected). NaN while nothing completed.
   double slo_attainment = 0;
+  // Why the misses missed, against the SLOs given to set_slo (empty: none given).
+  slo_miss_tally misses;
 };
 
 class request_outcomes {
@@ -68,13 +73,20 @@ class request_outcomes {
   // Replaces the sink (records from now on go to it).
   void set_sink(row_sink sink) { sink_ = std::move(sink); }
 
+  // The SLOs whose misses summary() explains (latency_parts, slo_misses.hpp).
+  void set_slo(const slo_spec& slo) { slo_ = slo; }
+
   // A new request. Preconditions: times never go backwards for a request; arrival_s >= 0.
   request_handle arrived(std::uint64_t request_id, double arrival_s, std::uint32_t prompt_tokens,
                          std::uint32_t output_tokens);
   request_handle arrived(const request& r) {
     return arrived(r.id, r.arrival_s, r.prompt_tokens, r.output_tokens);
   }
-  // Scheduled in a step at t; only the first call counts (queue time).
+  // Handed to the server at sent_s >= arrival (the step that queued it began then), after
+  // client_wait_s at the client; `alone` is what the step model gives it on an idle server.
+  void sent(request_handle h, double sent_s, double client_wait_s, const alone_latency& alone) noexcept;
+  // Scheduled in a step at t (admitted, or admitted again after a preemption); the first call
+  // sets the queue time.
   void scheduled(request_handle h, double t) noexcept;
   // Prompt tokens found in the prefix cache when it was (last) admitted.
   void prefix_hit(request_handle h, std::uint32_t cached_prompt_tokens) noexcept;
@@ -85,6 +97,16 @@ class request_outcomes {
   void emitted_batch(std::span<const request_handle> handles, double t) noexcept;
   // Preempted for recompute: its KV is dropped and `recomputed_tokens` will be computed again.
   void preempted(request_handle h, std::uint64_t recomputed_tokens) noexcept;
+
+  // Sharing out a step's time (latency_parts). Each step, after scheduled() and preempted() and
+  // before emitted_batch() and finished(): prefill_chunk() for each chunk computed, unscheduled()
+  // for each running request given no token, then step_ended().
+  // Computed tokens [from, to) of its prompt in a step of step_s; alone_s: that chunk alone.
+  void prefill_chunk(request_handle h, std::uint32_t from, std::uint32_t to, double alone_s, double step_s) noexcept;
+  // Running, but the step's token budget ran out before it.
+  void unscheduled(request_handle h, const decode_shares& step) noexcept;
+  // The step is over: those waiting waited for `waiting`; those decoding decoded in `step`.
+  void step_ended(const decode_shares& step, wait_cause waiting) noexcept;
   // Completes the request at t and emits its record; the handle becomes free.
   void finished(request_handle h, double t);
   // Completes the request as rejected at t, with a reason; the handle becomes free.
@@ -110,13 +132,27 @@ class request_outcomes {
     std::uint32_t emitted = 0;
     std::uint32_t cached_prompt_tokens = 0;
     std::uint32_t preemptions = 0;
+    // The tokens computed before its last preemption (recomputed until it gets past them).
+    std::uint32_t recompute_until = 0;
+    enum class stage : std::uint8_t { waiting, running, decoding } at = stage::waiting;
+    bool preempted_before_first = false;
     bool live = false;
+    // The running totals (waited_ while waiting, decoded_ while decoding) when it began to.
+    std::array<double, 4> mark{};
+    latency_parts parts;
+    double client_wait_s = 0;
+    alone_latency alone{NAN, NAN};
   };
   // One finished request's samples; NaN where undefined.
   struct finished_sample {
     double ttft_s, tpot_s, e2e_s, queue_s;
   };
 
+  // Adds what the request waited since its mark to its parts (by cause, or as a preemption).
+  void close_wait(live_request& r) noexcept;
+  // Adds the decode shares since its mark to its parts.
+  void close_decode(live_request& r) noexcept;
+  void start_decoding(live_request& r) noexcept;
   // Fills record_ from the request's state and frees its slot.
   void complete(request_handle h, double t, request_outcome outcome);
 
@@ -128,6 +164,12 @@ class request_outcomes {
   request_record record_;  // reused so that completing a request does not allocate
   std::uint64_t arrived_ = 0, rejected_ = 0, prompt_tokens_ = 0, output_tokens_ = 0;
   std::uint64_t preemptions_ = 0, recomputed_tokens_ = 0;
+  slo_spec slo_;
+  slo_miss_tally misses_;
+  // Every step's time summed by why those waiting waited (index: wait_cause), and by share of
+  // a decode step (own, prefill, migration): a request's part is the difference over its stay.
+  std::array<double, wait_cause_count> waited_{};
+  std::array<double, 3> decoded_{};
 };
 
 }  // namespace kvscope

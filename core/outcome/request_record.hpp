@@ -2,12 +2,14 @@
 // What became of one request, as its row of the per-request CSV: times in simulated seconds since
 // the load's start, NaN where a time or latency is undefined (never scheduled, no token yet,
 // TPOT of a one-token output, latencies of a rejected request). The latencies are computed from
-// the times rather than stored: the GUI keeps a record for every request of a run (104 bytes,
-// not 136), and a record cannot hold a latency its times contradict.
+// the times rather than stored: a record cannot hold a latency its times contradict. Where the
+// time went is in `parts` (outcome/latency_parts.hpp).
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <string_view>
+
+#include "outcome/latency_parts.hpp"
 
 namespace kvscope {
 
@@ -30,6 +32,14 @@ struct request_record {
   std::uint64_t recomputed_tokens = 0;  // prompt and output tokens computed again after preemption
   request_outcome outcome = request_outcome::finished;
   std::string reason;  // why it was rejected; empty when finished
+  latency_parts parts;  // where its TTFT and decode time went (zero when rejected)
+  // Waiting at the client for a free slot (--max-concurrency) before it was sent: as in
+  // `vllm bench serve`, outside its latencies, which count from the send.
+  double client_wait_s = 0;
+  // What the step model gives it alone on an idle server (NaN when not estimated; TPOT NaN for a
+  // one-token output): a request that misses its SLO even so is infeasible, not delayed.
+  double alone_ttft_s = undefined();
+  double alone_tpot_s = undefined();
 
   // first token - arrival, of a finished request
   double ttft_s() const noexcept { return finished() ? first_token_s - arrival_s : undefined(); }

@@ -12,8 +12,11 @@
 
 namespace kvscope {
 
-// The header line, without the line ending.
+// The header line, without the line ending: the request's times, counts and latencies, then
+// its wait at the client, its latencies alone, and where its time went (latency_parts.hpp).
 std::string_view requests_csv_header() noexcept;
+// The header files written before the latency parts had (still read: their parts read as 0).
+std::string_view requests_csv_header_before_parts() noexcept;
 
 // Appends the record's row and a '\n' to `out`.
 void append_requests_csv_row(std::string& out, const request_record& r);

@@ -14,7 +14,8 @@
 namespace kvscope {
 namespace {
 
-constexpr std::size_t column_count = 16;  // as requests_csv_header() lists them
+constexpr std::size_t old_column_count = 16;  // as requests_csv_header_before_parts() lists them
+constexpr std::size_t column_count = old_column_count + 3 + latency_part_columns.size();
 constexpr std::size_t first_latency_column = 12;  // ttft_s, tpot_s, e2e_s, queue_s
 
 std::string column_name(std::size_t column) {
@@ -69,9 +70,9 @@ std::string unquote(std::string_view cell) {
 }
 
 expected<request_record, std::string> parse_row(const std::vector<std::string_view>& cells,
-                                                 const std::string& where) {
-  if (cells.size() != column_count) {
-    return unexpected{where + ": expected " + std::to_string(column_count) + " cells, found " +
+                                                 const std::string& where, std::size_t columns) {
+  if (cells.size() != columns) {
+    return unexpected{where + ": expected " + std::to_string(columns) + " cells, found " +
                       std::to_string(cells.size())};
   }
   row_reader in(cells, where);
@@ -108,6 +109,14 @@ expected<request_record, std::string> parse_row(const std::vector<std::string_vi
     return unexpected{where + ": column " + column_name(column) + ": '" + std::string(cells[column]) +
                       "' is not what the row's times and outcome give ('" + expected + "')"};
   }
+  if (columns > old_column_count) {
+    std::size_t column = old_column_count;
+    r.client_wait_s = in.real(column++);
+    r.alone_ttft_s = in.real(column++);
+    r.alone_tpot_s = in.real(column++);
+    for (const auto& c : latency_part_columns) r.parts.*c.member = in.real(column++);
+    if (!in.error().empty()) return unexpected{in.error()};
+  }
   return r;  // an error in any column returned in the loop: row_reader keeps the first
 }
 
@@ -118,6 +127,7 @@ expected<std::vector<request_record>, std::string> parse_requests_csv(std::strin
   std::vector<request_record> rows;
   std::vector<std::string_view> cells;
   std::size_t line_no = 0;
+  std::size_t columns = column_count;
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
     std::string_view line = text.substr(0, end);
@@ -126,6 +136,10 @@ expected<std::vector<request_record>, std::string> parse_requests_csv(std::strin
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const std::string where = std::string(name) + ":" + std::to_string(line_no);
     if (line_no == 1) {
+      if (line == requests_csv_header_before_parts()) {
+        columns = old_column_count;
+        continue;
+      }
       if (line != requests_csv_header()) {
         return unexpected{where + ": not a per-request CSV: expected the header " +
                           std::string(requests_csv_header())};
@@ -134,7 +148,7 @@ expected<std::vector<request_record>, std::string> parse_requests_csv(std::strin
     }
     if (line.empty()) continue;
     if (!split_csv(line, cells)) return unexpected{where + ": a quote is left open, or text follows a closing quote"};
-    auto row = parse_row(cells, where);
+    auto row = parse_row(cells, where, columns);
     if (!row) return unexpected{row.error()};
     rows.push_back(std::move(*row));
   }

@@ -124,6 +124,20 @@ const std::vector<step_metric>& steps() {
       KV_LATENCY(kind, p90, meaning " (90th percentile)"),                                        \
       KV_LATENCY(kind, p99, meaning " (99th percentile)"), KV_LATENCY(kind, max, meaning " (max)")
 
+// SLO misses explained (outcome/slo_misses.hpp): the misses a cause explains and the missed
+// requests' time in it.
+#define KV_MISS(cause, meaning)                                                                         \
+  summary_metric{{"slo_misses." #cause ".requests", "requests", "SLO misses explained by: " meaning, lower}, \
+                 [](const run_summary& s) -> metric_value {                                            \
+                   return s.service.misses.requests[static_cast<std::size_t>(miss_cause::cause)];      \
+                 }},                                                                                    \
+      summary_metric {                                                                                  \
+    {"slo_misses." #cause ".seconds", "s", "Time the missed requests spent: " meaning, lower},           \
+        [](const run_summary& s) -> metric_value {                                                      \
+          return s.service.misses.seconds[static_cast<std::size_t>(miss_cause::cause)];                \
+        }                                                                                               \
+  }
+
 const std::vector<summary_metric>& summaries() {
   static const std::vector<summary_metric> t = {
       KV_SUM(model, "", "Model the run used", neither),
@@ -167,6 +181,27 @@ const std::vector<summary_metric>& summaries() {
       KV_SERVICE(goodput_rps, "requests/s", "Finished requests per second that met every SLO (DistServe)", higher),
       KV_SERVICE(slo_attainment, "", "Share of finished and rejected requests that met every SLO", higher),
       KV_SERVICE(recomputed_tokens, "tokens", "Tokens computed again after preemptions", lower),
+      summary_metric{{"slo_misses.missed", "requests", "Requests that missed an SLO or were rejected (0 with no SLO)", lower},
+                     [](const run_summary& s) -> metric_value { return s.service.misses.missed; }},
+      KV_MISS(infeasible_alone, "would miss even alone on an idle server"),
+      KV_MISS(kv_memory, "queued for room in the KV cache"),
+      KV_MISS(batch_slots, "queued for one of max_num_seqs slots"),
+      KV_MISS(behind_prefills, "behind other requests' prefill work"),
+      KV_MISS(prefill_interference, "other requests' prefill chunks in its decode steps"),
+      KV_MISS(preemption, "preempted, waiting and recomputing"),
+      KV_MISS(migration, "re-quantization in its decode steps"),
+      KV_MISS(own_work, "its own prefill and batched decode"),
+      KV_MISS(rejected, "rejected, never served"),
+      summary_metric{{"slo_misses.main_cause", "", "The cause that explains most misses (empty: none missed)", neither},
+                     [](const run_summary& s) -> metric_value {
+                       return s.service.misses.missed ? std::string(key_of(s.levers.cause)) : std::string();
+                     }},
+      summary_metric{{"slo_misses.lever", "", "Which options act on the main cause, and how", neither},
+                     [](const run_summary& s) -> metric_value { return s.levers.advice; }},
+      summary_metric{{"slo_misses.tune_space", "", "A search space for tune or sweep on those options", neither},
+                     [](const run_summary& s) -> metric_value { return s.levers.space; }},
+      summary_metric{{"slo_misses.kv_note", "", "Said when the KV cache held no missed request back", neither},
+                     [](const run_summary& s) -> metric_value { return s.levers.kv_note; }},
       KV_SUM(attention_error_exposure, "", "Mean expected relative attention error from the levels KV was read at", lower),
       KV_SUM(attention_error_measured, "", "Data mode: relative L2 attention error of sampled sequences (null: not measured)", lower),
   };
@@ -177,6 +212,7 @@ const std::vector<summary_metric>& summaries() {
 #undef KV_SUM_LEVELS
 #undef KV_LATENCY
 #undef KV_LATENCY_STATS
+#undef KV_MISS
 
 }  // namespace
 

@@ -52,6 +52,7 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
     if (e.options().tensor_parallel > 1) s.budget_note += ", x" + std::to_string(e.options().tensor_parallel) + " GPUs";
   }
   s.service = e.outcomes().summary(s.sim_seconds, e.setup().slo);
+  s.levers = advise(s.service.misses, e.options(), s.peak_usage);
   s.attention_error_exposure =
       t.exposure_steps ? t.exposure_sum / static_cast<double>(t.exposure_steps) : 0;
   s.attention_error_measured = relative(t.attention_squared_error_all, t.attention_squared_reference_all);

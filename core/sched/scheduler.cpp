@@ -121,7 +121,10 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
                            : kv_cache_manager::eviction::when_estimated_enough;
     if (!kv_.make_room_for(target - hits, reserve, how) || !kv_.allocate_slots(s.id, hits + chunk)) {
       kv_.end_sequence(s.id);  // give the shared prefix back; FCFS: nobody overtakes the head
-      if (!alone) break;       // others will end and free frames
+      if (!alone) {
+        events_.waiting = wait_cause::kv_memory;
+        break;  // others will end and free frames
+      }
       // Alone, waiting changes nothing: the same hits would fail again every step. Its cached
       // prefix blocks keep the level they were stored at and may take more room than the same
       // tokens computed now, so try once more without them; if even that fails, it never fits.
@@ -151,6 +154,11 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
     waiting_.pop_front();
     ++plan.admitted;
   }
+  if (events_.waiting == wait_cause::none && !waiting_.empty()) {
+    events_.waiting = running_.size() >= config_.max_num_seqs ? wait_cause::batch_slots
+                      : budget == 0                            ? wait_cause::token_budget
+                                                               : wait_cause::kv_memory;
+  }
 }
 
 step_plan scheduler::step() {
@@ -165,6 +173,9 @@ step_plan scheduler::schedule() {
   events_.emitted.clear();
   events_.preempted.clear();
   events_.finished.clear();
+  events_.prefill_chunks.clear();
+  events_.unscheduled.clear();
+  events_.waiting = wait_cause::none;
   events_.rejected_before = rejected_.size();
   std::uint32_t budget = config_.max_num_batched_tokens;
   const std::uint64_t preemptions_before = preemptions_total_;
@@ -184,10 +195,17 @@ step_plan scheduler::schedule() {
     account(running_[i], plan);
     ++i;
   }
-  for (std::size_t rest = i; rest < running_.size(); ++rest) running_[rest].scheduled_tokens = 0;
+  for (std::size_t rest = i; rest < running_.size(); ++rest) {
+    running_[rest].scheduled_tokens = 0;
+    events_.unscheduled.push_back(running_[rest].tag);
+  }
   // As vLLM: no new admissions in a step that had to preempt.
   const std::size_t admitted_from = running_.size();
-  if (preemptions_total_ == preemptions_before) admit(budget, plan);
+  if (preemptions_total_ == preemptions_before) {
+    admit(budget, plan);
+  } else if (!waiting_.empty()) {
+    events_.waiting = wait_cause::kv_memory;
+  }
   for (std::size_t a = admitted_from; a < running_.size(); ++a) account(running_[a], plan);
   plan.preemptions = static_cast<std::uint32_t>(preemptions_total_ - preemptions_before);
   return plan;
@@ -195,6 +213,7 @@ step_plan scheduler::schedule() {
 
 void scheduler::account_prefill(sequence_state& s, step_plan& plan) {
   const std::uint32_t n = s.scheduled_tokens;
+  events_.prefill_chunks.push_back({s.tag, s.computed_tokens, s.computed_tokens + n});
   s.computed_tokens += n;
   plan.prefill_tokens += n;
   // Completing the prefill samples the next output token.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "load/request.hpp"
+#include "outcome/latency_parts.hpp"
 #include "sched/kv_cache_manager.hpp"
 
 namespace kvscope {
@@ -93,7 +94,15 @@ struct step_events {
   std::vector<admission> admitted;     // scheduled for the first time, or again after preemption
   std::vector<std::uint32_t> emitted;  // produced an output token (decode, or a finished prefill)
   std::vector<preemption> preempted;
+  struct prefill_chunk {
+    std::uint32_t tag;
+    std::uint32_t from, to;  // the tokens [from, to) of its prompt (or of its recompute) this step
+  };
   std::vector<std::uint32_t> finished;  // the plan's finished sequences
+  std::vector<prefill_chunk> prefill_chunks;
+  std::vector<std::uint32_t> unscheduled;  // running, but given no token: the budget ran out
+  // Why the requests still waiting were not admitted this step.
+  wait_cause waiting = wait_cause::none;
   std::size_t rejected_before = 0;      // rejected()[rejected_before..] are this step's
 };
 

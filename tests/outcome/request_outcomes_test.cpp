@@ -5,17 +5,12 @@
 #include <vector>
 
 #include "outcome/request_outcomes.hpp"
+#include "outcome_recorder.hpp"
 
 namespace kvscope {
 namespace {
 
-// Keeps every record the tracker completes.
-struct recorder {
-  std::vector<request_record> rows;
-  request_outcomes::row_sink sink() {
-    return [this](const request_record& r) { rows.push_back(r); };
-  }
-};
+using test::recorder;
 
 constexpr double sketch_error = 0.005;  // the default relative accuracy
 

@@ -12,11 +12,20 @@ namespace kvscope {
 namespace {
 
 TEST(RequestsCsv, Header) {
-  EXPECT_EQ(requests_csv_header(),
+  EXPECT_EQ(requests_csv_header_before_parts(),
             "request_id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_tokens,"
             "output_tokens,cached_prompt_tokens,preemptions,recomputed_tokens,outcome,reason,"
             "ttft_s,tpot_s,e2e_s,queue_s");
+  EXPECT_EQ(requests_csv_header(),
+            std::string(requests_csv_header_before_parts()) +
+                ",client_wait_s,alone_ttft_s,alone_tpot_s,arrival_step_s,wait_kv_memory_s,wait_batch_slots_s,"
+                "wait_token_budget_s,wait_preempted_s,prefill_s,prefill_batched_s,recompute_s,decode_s,"
+                "decode_prefill_s,decode_migration_s,decode_preempted_s");
 }
+
+// The cells after queue_s of a record the tracker was given no step of: no client wait, no
+// estimate alone, every part 0.
+const std::string no_parts = ",0,,,0,0,0,0,0,0,0,0,0,0,0,0";
 
 // Request 7 finishes (after a prefix hit and a preemption), request 9 is rejected with `reason`.
 void finish_one_reject_one(std::string& csv, std::string_view reason) {
@@ -37,9 +46,10 @@ TEST(RequestsCsv, FinishedAndRejectedRowsFromTheTracker) {
   std::string csv;
   finish_one_reject_one(csv, "prompt of 9000 tokens needs 563 blocks, the pool has 512");
   EXPECT_EQ(csv,
-            "7,0.5,0.75,1,1.5,12,3,8,1,13,finished,,0.5,0.25,1,0.25\n"
-            "9,2,,,2.5,9000,0,0,0,0,rejected,"
-            "\"prompt of 9000 tokens needs 563 blocks, the pool has 512\",,,,\n");
+            "7,0.5,0.75,1,1.5,12,3,8,1,13,finished,,0.5,0.25,1,0.25" + no_parts + "\n" +
+                "9,2,,,2.5,9000,0,0,0,0,rejected,"
+                "\"prompt of 9000 tokens needs 563 blocks, the pool has 512\",,,," +
+                no_parts + "\n");
 }
 
 TEST(RequestsCsv, UndefinedCellsAreEmpty) {
@@ -53,7 +63,7 @@ TEST(RequestsCsv, UndefinedCellsAreEmpty) {
   r.output_tokens = 1;  // one token: no TPOT
   std::string out = "x\n";
   append_requests_csv_row(out, r);
-  EXPECT_EQ(out, "x\n3,1,1,2,2,5,1,0,0,0,finished,,1,,1,0\n");
+  EXPECT_EQ(out, "x\n3,1,1,2,2,5,1,0,0,0,finished,,1,,1,0" + no_parts + "\n");
 }
 
 TEST(RequestsCsv, NumbersAreShortestExactText) {
@@ -68,7 +78,8 @@ TEST(RequestsCsv, NumbersAreShortestExactText) {
   append_requests_csv_row(out, r);
   EXPECT_EQ(out,
             "0,0.1,0.3333333333333333,0.30000000000000004,4294967296.3,0,4,0,0,18446744073709551615,"
-            "finished,,0.20000000000000004,1431655765.3333333,4294967296.2,0.2333333333333333\n");
+            "finished,,0.20000000000000004,1431655765.3333333,4294967296.2,0.2333333333333333" +
+                no_parts + "\n");
 }
 
 // A record's latencies are its times': they cannot disagree.
@@ -101,9 +112,9 @@ TEST(RequestsCsv, ReasonsAreQuotedOnlyWhenTheyMustBe) {
     r.reason = std::move(reason);
     std::string out;
     append_requests_csv_row(out, r);
-    // The reason sits between ",rejected," and the four empty latency cells.
+    // The reason sits between ",rejected," and the four empty latency cells and the parts.
     const std::size_t from = out.find(",rejected,") + 10;
-    return out.substr(from, out.size() - from - 5);
+    return out.substr(from, out.size() - from - 5 - no_parts.size());
   };
   EXPECT_EQ(reason_cell("too long"), "too long");
   EXPECT_EQ(reason_cell("say \"no\""), "\"say \"\"no\"\"\"");
@@ -146,8 +157,9 @@ TEST(RequestsCsv, ReadsBackWhatItWrote) {
   EXPECT_EQ(std::string(requests_csv_header()) + "\r\n" + again, csv);
 }
 
+// Files written before the latency parts (16 columns) still read; their rows check as before.
 TEST(RequestsCsv, ReadErrorsNameTheLineAndColumn) {
-  const std::string header(requests_csv_header());
+  const std::string header(requests_csv_header_before_parts());
   const auto error = [](const std::string& text) {
     const auto rows = parse_requests_csv(text, "run.csv");
     return rows ? std::string("no error") : rows.error();
@@ -165,7 +177,12 @@ TEST(RequestsCsv, ReadErrorsNameTheLineAndColumn) {
   EXPECT_EQ(error(header + "\n\n7,0.5,0.75,1,1.5,12,3,0,0,0,done,,1,0.25,1,0.25\n"),
             "run.csv:3: column outcome: 'done' is neither finished nor rejected");
   EXPECT_EQ(error("request_id,arrival_s\n"),
-            "run.csv:1: not a per-request CSV: expected the header " + header);
+            "run.csv:1: not a per-request CSV: expected the header " + std::string(requests_csv_header()));
+  EXPECT_EQ(error(std::string(requests_csv_header()) + "\n7,0.5,0.75,1,1.5,12,3,0,0,0,finished,,0.5,0.25,1,0.25\n"),
+            "run.csv:2: expected 31 cells, found 16");
+  EXPECT_EQ(error(std::string(requests_csv_header()) + "\n7,0.5,0.75,1,1.5,12,3,0,0,0,finished,,0.5,0.25,1,0.25" +
+                  ",0,,,0,0,0,x,0,0,0,0,0,0,0,0\n"),
+            "run.csv:2: column wait_token_budget_s: 'x' is not a number");
   EXPECT_EQ(error(""), "run.csv: empty file, expected a per-request CSV");
 }
 

@@ -17,7 +17,16 @@
 namespace kvscope::ui {
 namespace {
 
-enum Column { id, outcome, arrival, ttft, tpot, e2e, queue, prompt, output, cached, preempted, reason, columns };
+// The fixed columns, then one per latency part (outcome/latency_parts.hpp), in milliseconds.
+enum Column { id, outcome, arrival, ttft, tpot, e2e, queue, prompt, output, cached, preempted, reason, fixed_columns };
+constexpr int columns = fixed_columns + static_cast<int>(latency_part_columns.size());
+
+// "wait_kv_memory_s" -> "wait kv memory (ms)"
+QString partHeader(std::string_view key) {
+  QString name = QString::fromLatin1(key.data(), static_cast<int>(key.size()));
+  name.chop(2);  // "_s"
+  return name.replace(QLatin1Char('_'), QLatin1Char(' ')) + QStringLiteral(" (ms)");
+}
 
 // Seconds as milliseconds, or "" when undefined (NaN): an empty cell, as in the CSV.
 QVariant milliseconds(double seconds, int role) {
@@ -64,8 +73,13 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
     case cached: return count(r.cached_prompt_tokens);
     case preempted: return count(r.preemptions);
     case reason: return QString::fromStdString(r.reason);
-    default: return {};
+    default: break;
   }
+  const int part = index.column() - fixed_columns;
+  if (part >= 0 && part < static_cast<int>(latency_part_columns.size())) {
+    return milliseconds(r.parts.*latency_part_columns[static_cast<std::size_t>(part)].member, role);
+  }
+  return {};
 }
 
 QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
@@ -79,6 +93,15 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
       "Output tokens emitted", "Prompt tokens found in the prefix cache", "Times it was preempted (recomputed)",
       "Why it was rejected"};
   if (section < 0 || section >= columns) return {};
+  if (section >= fixed_columns) {  // a latency part: where the request's time went
+    const auto& part = latency_part_columns[static_cast<std::size_t>(section - fixed_columns)];
+    if (role == Qt::DisplayRole) return partHeader(part.key);
+    if (role == Qt::ToolTipRole) {
+      return QString::fromLatin1(part.meaning.data(), static_cast<int>(part.meaning.size())) +
+             (part.before_first_token ? tr(" (part of TTFT)") : tr(" (part of the decode time)"));
+    }
+    return {};
+  }
   if (role == Qt::DisplayRole) return tr(names[section]);
   if (role == Qt::ToolTipRole) return tr(tips[section]);
   return {};
@@ -122,7 +145,8 @@ void RequestTableDialog::setRecords(RequestsPtr records, const QString& source) 
   const std::size_t total = records ? records->size() : 0;
   model_->setRecords(std::move(records));
   view_->resizeColumnsToContents();
-  source_->setText(tr("%1 requests (%2 finished, %3 rejected) from %4. Click a header to sort.")
+  source_->setText(tr("%1 requests (%2 finished, %3 rejected) from %4. Click a header to sort; the columns "
+                      "after 'reason' say where each request's time went (they add up to its TTFT and decode time).")
                        .arg(total).arg(finished).arg(total - finished).arg(source.toHtmlEscaped()));
 }
 

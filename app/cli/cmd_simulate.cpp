@@ -4,6 +4,7 @@
 #include <tbb/global_control.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -43,6 +44,7 @@ struct output_options {
 struct simulate_options {
   run_base_flags base;
   std::string session_path;
+  double rate_scale = 1.0;
   output_options out;
 };
 
@@ -211,7 +213,14 @@ int run_simulate(const simulate_options& o) {
     print_error(built.error());
     return exit_bad_input;
   }
-  const run_description& run = *built;
+  run_description& run = *built;
+  if (o.rate_scale != 1.0) {
+    if (!(o.rate_scale > 0) || !std::isfinite(o.rate_scale)) {
+      print_error("--rate-scale: expected a positive number (2 = arrivals twice as fast), got " + std::to_string(o.rate_scale));
+      return exit_bad_input;
+    }
+    run.arrival_time_scale = 1 / o.rate_scale;
+  }
   written_last session;
   if (!o.session_path.empty()) {
     // Its checksums are of the files as the run reads them; it is written after the run.
@@ -233,6 +242,10 @@ void add_simulate_command(CLI::App& root, int& exit_code) {
       "simulate", "Run the paged KV cache, scheduler and policy on a load and print a summary");
   o->base.add_to(*cmd, in_simulate);
   cmd->add_option("--session", o->session_path, "Also write a session file that `replay` re-runs")->check(output_file_name());
+  cmd->add_option("--rate-scale", o->rate_scale,
+                  "Run the load at this many times its arrival rate: arrival times are divided by it, so a "
+                  "trace keeps its bursts (as tune's capacity search scales it)")
+      ->default_val(1.0);
   add_output_options(*cmd, o->out);
   cmd->callback([o, &exit_code] { exit_code = run_simulate(*o); });
 }

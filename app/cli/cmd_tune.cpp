@@ -165,10 +165,22 @@ int run_tune(const tune_options& o) {
     for (const auto& [key, value] : result.score.figures) figures += (figures.empty() ? "" : ", ") + key + " " + number(value);
     std::cout << (capacity ? "at capacity " : "figures     ") << figures << '\n';
   }
-  if (capacity) {
+  if (capacity && result.score.infeasible_share > 1 - o.capacity.target) {
+    // Never a bare 0: say that the target is out of reach at any rate, and what can be had.
+    std::cout << "capacity    none: SLO attainment >= " << number(o.capacity.target) << " (" << base->options.slo
+              << ") cannot be had at any rate: " << number(100 * result.score.infeasible_share)
+              << " % of the requests miss even alone on an idle server, so at most "
+              << number(100 * (1 - result.score.infeasible_share)) << " % can be attained; a faster GPU, more GPUs (--tp) "
+              << "or a looser SLO changes that, a lower --target finds the rate for what can be had\n";
+  } else if (capacity) {
     std::cout << "capacity    " << number(result.score.objective) << " requests/s with SLO attainment >= "
               << number(o.capacity.target) << " (" << base->options.slo << "); the load itself arrives at "
-              << number(facts.rate()) << " requests/s\n";
+              << number(facts.rate()) << " requests/s, its arrival times scaled (its bursts kept)";
+    if (result.score.infeasible_share > 0) {
+      std::cout << "; " << number(100 * result.score.infeasible_share)
+                << " % of its requests miss even alone on an idle server";
+    }
+    std::cout << '\n';
   }
   if (!result.feasible) {
     print_error("no config of the space meets the constraints; the closest is shown above, nothing written");

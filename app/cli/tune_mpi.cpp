@@ -85,6 +85,7 @@ std::string encode_result(const tune_score& s, std::uint64_t runs) {
     w.text(key);
     w.f64(value);
   }
+  w.f64(s.infeasible_share);
   return w.take();
 }
 
@@ -134,6 +135,7 @@ std::uint64_t decode_result(const message& m, tune_score& score) {
     key = r.text();
     value = r.f64();
   }
+  score.infeasible_share = r.f64();
   return runs;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "run/command_script.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
@@ -17,6 +18,13 @@ run_progress progress_of(const engine& e, double wall_seconds) {
   const auto& t = e.totals();
   return {e.steps_done(), e.sim_time_s(), t.requests_finished + t.requests_rejected,
           t.requests_total, e.load_progress(), wall_seconds};
+}
+
+// The load as the summary names it: a scaled load is not the trace's own rate.
+std::string described_load(const run_description& run) {
+  if (run.arrival_time_scale == 1.0) return run.load_spec;
+  return run.load_spec + " at " + format_significant(1 / run.arrival_time_scale, 4) +
+         "x its arrival rate (arrival times scaled, bursts kept)";
 }
 
 }  // namespace
@@ -54,7 +62,7 @@ run_result run_to_end(const run_description& run, const run_hooks& hooks) {
       }
     }
   }
-  result.summary = summarize(*e, run.load_spec, seconds_since(start));
+  result.summary = summarize(*e, described_load(run), seconds_since(start));
   result.final_engine = std::move(e);
   return result;
 }

@@ -2,7 +2,9 @@
 
 #include <chrono>
 
+#include "engine/step_pricing.hpp"
 #include "load/generator_spec.hpp"
+#include "memory/model_shape.hpp"
 #include "outcome/slo.hpp"
 #include "run/metric_table.hpp"
 #include "run/run_service.hpp"
@@ -65,6 +67,20 @@ std::string load_checksum(const run_description& run) {
   }
   auto digest = sha256_file(run.load_spec);
   return digest ? "sha256:" + *digest : "";
+}
+
+alone_share infeasible_alone_share(const run_description& run) {
+  alone_share out;
+  const engine_setup& setup = *run.setup;
+  if (setup.slo.empty()) return out;
+  const step_pricing pricing(setup, shape_of(setup.model).values_per_token() * 2);
+  auto source = open_run_load(run);
+  request r;
+  while (source->next(r)) {
+    ++out.requests;
+    if (infeasible_alone(setup.slo, r.output_tokens, pricing.alone(r.prompt_tokens, r.output_tokens))) ++out.infeasible;
+  }
+  return out;
 }
 
 capacity_probe probe_capacity(const run_description& run, std::uint64_t requests, double rate_factor,

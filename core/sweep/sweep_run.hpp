@@ -50,6 +50,18 @@ load_facts read_load_facts(const run_description& run);
 // (so two spellings of one generated load are one load); "" when the file cannot be read.
 std::string load_checksum(const run_description& run);
 
+// How many of the load's requests miss the run's SLOs even alone on an idle server (the step
+// model's estimate, outcome/slo_misses.hpp): no arrival rate serves them in time. Reads the load
+// once; `run` must be resolved (resolve_run_setup). Throws load_error.
+struct alone_share {
+  std::uint64_t requests = 0;
+  std::uint64_t infeasible = 0;
+  double share() const noexcept {
+    return requests ? static_cast<double>(infeasible) / static_cast<double>(requests) : 0.0;
+  }
+};
+alone_share infeasible_alone_share(const run_description& run);
+
 // Runs `run` with its arrivals at `rate_factor` times their rate and checks its SLO attainment
 // against `target`. Stops as soon as so many of the load's `requests` missed their SLOs that
 // the target is out of reach. `summary` receives the run's summary when it passed.

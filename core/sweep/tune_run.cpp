@@ -10,6 +10,7 @@
 #include "sweep/job_pool.hpp"
 #include "sweep/sweep_run.hpp"
 #include "util/closest_name.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
@@ -85,6 +86,16 @@ tune_evaluator make_tune_evaluator(const run_description& base, const tune_probl
         scores[i] = score_of(problem, result.summary, *summary_number(result.summary, problem.goal.key));
         return;
       }
+      // Requests that miss even alone miss at every rate: past 1 - target, no rate can pass.
+      const alone_share alone = infeasible_alone_share(run);
+      if (alone.share() > 1 - options.capacity.target) {
+        scores[i].objective = 0;
+        scores[i].constraint_values.assign(problem.constraints.size(), NAN);
+        scores[i].infeasible_share = alone.share();
+        scores[i].detail = "cannot be had: " + format_significant(100 * alone.share(), 4) +
+                           " % of the requests miss their SLOs even alone on an idle server";
+        return;
+      }
       run_summary at_capacity{};
       double best_factor = 0;
       const auto found = search_capacity(
@@ -101,6 +112,7 @@ tune_evaluator make_tune_evaluator(const run_description& base, const tune_probl
           },
           options.capacity);
       scores[i] = score_of(problem, at_capacity, found.low * options.load_rate);
+      scores[i].infeasible_share = alone.share();
       // No rate passed: nothing was measured at capacity, so no constraint is known to hold.
       if (best_factor == 0) {
         for (auto& v : scores[i].constraint_values) v = NAN;

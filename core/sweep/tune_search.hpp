@@ -35,6 +35,9 @@ struct tune_score {
   std::string invalid;  // why the config cannot run (then it was not run and is never feasible)
   // Service figures of the run scored (at capacity, for a capacity search), for people.
   std::vector<std::pair<std::string, double>> figures;
+  // Capacity search: the share of the load's requests that miss their SLOs even alone on an idle
+  // server. Over 1 - target, no rate reaches the target and none was searched (objective 0).
+  double infeasible_share = 0;
 };
 
 // A point of the grid: one value index per axis.

@@ -1,0 +1,64 @@
+// The why-did-my-requests-miss answer as a user reads it: the misses by cause, the lever with a
+// space to try, the load scaled as said, and a capacity that cannot be had said so.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+namespace kvscope::test {
+namespace {
+
+const std::vector<std::string> h100{"--model", "llama3-8b", "--gpu", "h100"};
+
+process_result simulate(std::vector<std::string> extra) {
+  std::vector<std::string> argv{cli_path(), "simulate"};
+  argv.insert(argv.end(), h100.begin(), h100.end());
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run_process(argv);
+}
+
+TEST(CliWhyMissed, TheSummarySaysWhyAndWhatToTry) {
+  const auto r = simulate({"--load", "gen:rate=8,prompt=lognormal:1000:0.5,output=uniform:300:0.5,duration=60,seed=2",
+                           "--budget", "1GiB", "--slo", "ttft=1,tpot=0.05", "--summary-json", "-", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"main_cause\": \"kv_memory\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"tune_space\": \"budget=1GiB,1.5GiB,2GiB,3GiB"), std::string::npos) << r.out;
+  const auto text = simulate({"--load", "gen:rate=8,prompt=lognormal:1000:0.5,output=uniform:300:0.5,duration=60,seed=2",
+                              "--budget", "1GiB", "--slo", "ttft=1,tpot=0.05"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("queued for KV memory"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("try           tune --space 'budget="), std::string::npos) << text.out;
+}
+
+TEST(CliWhyMissed, RateScaleRunsTheLoadFasterAndSaysSo) {
+  const std::string load = data_path("azure_conv_500.csv");
+  const auto once = simulate({"--load", load, "--budget", "4GiB"});
+  const auto twice = simulate({"--load", load, "--budget", "4GiB", "--rate-scale", "2"});
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_EQ(once.out.find("its arrival rate"), std::string::npos);
+  EXPECT_NE(twice.out.find("at 2x its arrival rate (arrival times scaled, bursts kept)"), std::string::npos) << twice.out;
+  EXPECT_NE(once.out, twice.out);
+  const auto bad = simulate({"--load", load, "--budget", "4GiB", "--rate-scale", "0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--rate-scale: expected a positive number"), std::string::npos) << bad.err;
+}
+
+TEST(CliWhyMissed, ACapacityThatCannotBeHadIsSaidSoNotZero) {
+  // 7,000-token prompts cannot reach their first token within 0.2 s on an H100 even alone.
+  std::vector<std::string> argv{cli_path(), "tune", "--load", "gen:rate=0.5,prompt=fixed:7000,output=fixed:20,count=20,seed=3",
+                                "--budget", "8GiB", "--slo", "ttft=0.2", "--objective", "max:capacity_rps",
+                                "--space", "max-num-seqs=64,128"};
+  argv.insert(argv.end(), h100.begin(), h100.end());
+  const auto r = run_process(argv);
+  EXPECT_NE(r.out.find("capacity    none: SLO attainment >= 0.99 (ttft=0.2) cannot be had at any rate: 100 % of the "
+                       "requests miss even alone on an idle server"),
+            std::string::npos)
+      << r.out << r.err;
+  EXPECT_EQ(r.out.find("capacity    0 requests/s"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace kvscope::test

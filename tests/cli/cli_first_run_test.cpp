@@ -39,5 +39,29 @@ TEST(CliFirstRun, ABudgetThatCannotFitBesideTheWeightsIsRefused) {
   EXPECT_EQ(split.exit_code, 0) << split.err;
 }
 
+TEST(CliFirstRun, SlosThatLookLikeMillisecondsAreWarnedAboutAndRun) {
+  const auto r = run_process(simulate({"--load", small_load, "--model", "tiny", "--budget", "4MiB", "--slo",
+                                       "ttft=1000,tpot=50"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("kvscope-cli: warning: --slo: 'ttft=1000': 1000 s is more than 600 s, implausible for a time "
+                       "to first token; limits are in seconds; if it is in milliseconds, write ttft=1\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("write tpot=0.05"), std::string::npos) << r.err;
+  const auto seconds = run_process(simulate({"--load", small_load, "--model", "tiny", "--budget", "4MiB", "--slo",
+                                             "ttft=1,tpot=0.05"}));
+  EXPECT_EQ(seconds.exit_code, 0) << seconds.err;
+  EXPECT_EQ(seconds.err.find("warning"), std::string::npos) << seconds.err;
+
+  temp_dir dir;
+  const auto tune = run_process({cli_path(), "tune", "--load", small_load, "--model", "tiny", "--budget", "4MiB",
+                                 "--space", "q8_threshold=0.7,0.8", "--objective", "max:goodput_rps", "--constraint",
+                                 "latency.ttft_s.p99<=1000", "--out", dir.file("tuned.json")});
+  EXPECT_EQ(tune.exit_code, 0) << tune.err;
+  EXPECT_NE(tune.err.find("kvscope-cli: warning: --constraint: 'latency.ttft_s.p99<=1000': 1000 s is more than 600 s"),
+            std::string::npos)
+      << tune.err;
+}
+
 }  // namespace
 }  // namespace kvscope::test

@@ -63,5 +63,28 @@ TEST(CliFirstRun, SlosThatLookLikeMillisecondsAreWarnedAboutAndRun) {
       << tune.err;
 }
 
+TEST(CliFirstRun, FilesOfAnotherKindAreNamedWithHowToUseThem) {
+  temp_dir dir;
+  const auto policy = dir.file("policy.json");
+  write_text(policy, "{\n  \"q8_threshold\": 0.7,\n  \"q4_threshold\": 0.9\n}\n");
+  expect_refused(run_process(simulate({"--load", policy, "--model", "tiny", "--budget", "4MiB"})),
+                 policy + ": a kvscope policy config, not a trace; give it as the policy (--policy " + policy + ")");
+  const auto bench = data_path("vllm_bench_llama8b_h100_c1.json");
+  expect_refused(run_process(simulate({"--load", bench, "--model", "tiny", "--budget", "4MiB"})),
+                 bench + ": a `vllm bench serve` result, not a trace; load it as bench:" + bench);
+
+  const auto tuned = dir.file("tuned.json");
+  ASSERT_EQ(run_process({cli_path(), "tune", "--load", small_load, "--model", "tiny", "--budget", "4MiB", "--space",
+                         "q8_threshold=0.7,0.8", "--objective", "max:goodput_rps", "--out", tuned})
+                .exit_code,
+            0);
+  const auto sidecar = tuned + ".provenance.json";
+  expect_refused(run_process(simulate({"--load", small_load, "--model", "tiny", "--budget", "4MiB", "--policy", sidecar})),
+                 sidecar + ": the provenance of a tuned policy config, not a policy config; the tuned config is " + tuned);
+  expect_refused(run_process(simulate({"--load", sidecar, "--model", "tiny", "--budget", "4MiB"})),
+                 sidecar + ": the provenance of a tuned policy config, not a trace; its load was " +
+                     std::string(small_load));
+}
+
 }  // namespace
 }  // namespace kvscope::test

@@ -65,6 +65,7 @@ int check_trace(const run_description& run) {
     progress_printer progress("checking " + run.load_spec);
     for_each_request(*source, [](const request&) {}, progress.callback());
     progress.finish();
+    report_skipped(*source);  // --skip-bad-rows: how many, and where the first ones were
   } catch (const load_error& err) {
     print_error(err.what());
     return err.kind() == load_error_kind::io_failure ? exit_runtime_failure : exit_bad_input;

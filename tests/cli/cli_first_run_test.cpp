@@ -86,5 +86,19 @@ TEST(CliFirstRun, FilesOfAnotherKindAreNamedWithHowToUseThem) {
                      std::string(small_load));
 }
 
+TEST(CliFirstRun, SkippedRowsAreReportedBySimulateAndTune) {
+  temp_dir dir;
+  const auto trace = dir.file("trace.csv");
+  write_text(trace, "arrived_at,num_prefill_tokens,num_decode_tokens\n0,64,8\n0.5,sixty,8\n1,64,8\n");
+  const auto r = run_process(simulate({"--load", trace, "--skip-bad-rows", "--model", "tiny", "--budget", "4MiB"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("kvscope-cli: 1 bad rows skipped:\n  " + trace + ":3: "), std::string::npos) << r.err;
+  const auto tune = run_process({cli_path(), "tune", "--load", trace, "--skip-bad-rows", "--model", "tiny", "--budget",
+                                 "4MiB", "--space", "q8_threshold=0.7,0.8", "--objective", "max:goodput_rps", "--out",
+                                 dir.file("tuned.json")});
+  EXPECT_EQ(tune.exit_code, 0) << tune.err;
+  EXPECT_NE(tune.err.find("1 bad rows skipped:\n  " + trace + ":3: "), std::string::npos) << tune.err;
+}
+
 }  // namespace
 }  // namespace kvscope::test

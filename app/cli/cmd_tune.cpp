@@ -71,6 +71,7 @@ int run_tune(const tune_options& o) {
       print_error(c.error());
       return exit_bad_input;
     }
+    if (auto why = implausible_bound(*c, "--constraint")) print_warning(*why);
     problem.constraints.push_back(std::move(*c));
   }
   if (auto checked = check_tune_problem(problem); !checked) {

@@ -4,6 +4,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "engine/engine_setup.hpp"
 #include "io/policy_file.hpp"
 #include "load/load_error.hpp"
 
@@ -35,6 +36,8 @@ expected<run_description, std::string> run_base_flags::build(const engine_option
   }
   if (auto applied = flags.apply(e); !applied) return unexpected{applied.error()};
   if (auto resolved = resolve_run_setup(run); !resolved) return unexpected{with_flag_name(resolved.error())};
+  // Limits typed in milliseconds would pass every request: say so, but run what was asked.
+  for (const auto& warning : slo_unit_warnings(run.setup->slo)) print_warning(with_flag_name(warning));
   run.load_spec = load.spec;
   run.format = parse_load_format(load.format).value_or(load_format::automatic);
   run.skip_bad_rows = load.skip_bad_rows;
@@ -62,6 +65,7 @@ int check_trace(const run_description& run) {
     progress_printer progress("checking " + run.load_spec);
     for_each_request(*source, [](const request&) {}, progress.callback());
     progress.finish();
+    report_skipped(*source);  // --skip-bad-rows: how many, and where the first ones were
   } catch (const load_error& err) {
     print_error(err.what());
     return err.kind() == load_error_kind::io_failure ? exit_runtime_failure : exit_bad_input;

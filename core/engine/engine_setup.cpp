@@ -60,13 +60,17 @@ expected<void, std::string> resolve_timing_and_budget(const engine_options& o, e
     return unexpected{std::string("tensor_parallel needs a GPU to split the model over")};
   }
   s.budget_bytes = o.budget_bytes;
+  budget_options b;
+  b.tp = o.tensor_parallel;
+  b.gpu_memory_utilization = o.gpu_memory_utilization;
+  b.max_num_batched_tokens = o.scheduler.max_num_batched_tokens;
+  b.max_num_seqs = o.scheduler.max_num_seqs;
+  if (o.budget_bytes != 0 && s.gpu) {
+    // A budget given on a GPU must fit beside the weights, or the run models no real server.
+    if (auto why = check_budget_fits(s.model, *s.gpu, o.budget_bytes, b)) return unexpected{"budget: " + *why};
+  }
   if (o.budget_bytes == 0) {
     if (!s.gpu) return unexpected{std::string("budget auto needs a GPU to size the KV cache on")};
-    budget_options b;
-    b.tp = o.tensor_parallel;
-    b.gpu_memory_utilization = o.gpu_memory_utilization;
-    b.max_num_batched_tokens = o.scheduler.max_num_batched_tokens;
-    b.max_num_seqs = o.scheduler.max_num_seqs;
     auto chosen = budget_auto(s.model, *s.gpu, b);
     if (!chosen) return unexpected{"budget auto: " + chosen.error()};
     s.budget_bytes = chosen->total_bytes;

@@ -17,6 +17,7 @@
 #include "io/text_checks.hpp"
 #include "io/toml_checked.hpp"
 #include "kvscope_version.hpp"
+#include "load/json_file_kind.hpp"
 #include "util/atomic_write.hpp"
 #include "util/quote_text.hpp"
 #include "util/text_file.hpp"
@@ -323,7 +324,12 @@ expected<policy_config, std::string> read_policy_config(const std::filesystem::p
     format = first != std::string_view::npos && body[first] == '{' ? config_format::json
                                                                     : config_format::toml;
   }
-  return parse_policy_config(text, *format, path.string());
+  auto config = parse_policy_config(text, *format, path.string());
+  if (!config && *format == config_format::json) {
+    // A bench result, a provenance or a session given as the policy: say what it is instead.
+    if (auto what = misplaced_json_file(text, path.string(), json_file_role::policy)) return unexpected{*what};
+  }
+  return config;
 }
 
 std::string serialize_policy_config(const policy_config& c, config_format format,

@@ -5,6 +5,7 @@
 #include "load/csv_trace_reader.hpp"
 #include "load/generator.hpp"
 #include "load/vllm_bench.hpp"
+#include "load/json_file_kind.hpp"
 #include "load/json_util.hpp"
 #include "load/load_error.hpp"
 #include "load/mooncake_reader.hpp"
@@ -30,6 +31,27 @@ bool looks_binary(std::string_view line) noexcept {
          !simdjson::validate_utf8(line.data(), line.size());
 }
 
+// Throws what a JSON file that is no trace is and how to use it (a policy config, a bench
+// result, a provenance, a session), when the whole document says so; returns otherwise. Only
+// on the way to refusing the file, so reading all of it costs nothing in a good run.
+void refuse_known_json_file(line_reader& lines) {
+  constexpr std::size_t max_document_bytes = std::size_t{64} << 20;
+  std::string document;
+  try {
+    lines.restart();
+    std::string_view line;
+    while (lines.next(line)) {
+      if (document.size() + line.size() > max_document_bytes) return;
+      document.append(line).push_back('\n');
+    }
+  } catch (const load_error&) {
+    return;  // unreadable past the first line: the caller's reason stands
+  }
+  if (auto message = misplaced_json_file(document, lines.name(), json_file_role::load)) {
+    throw load_error(load_error_kind::bad_input, *message);
+  }
+}
+
 std::unique_ptr<request_source> open_lines(std::unique_ptr<line_reader> lines, load_format format,
                                            const read_options& options) {
   // Peek at the first non-blank line: it picks the format, or shows a forced one is wrong.
@@ -44,7 +66,12 @@ std::unique_ptr<request_source> open_lines(std::unique_ptr<line_reader> lines, l
   if (!found) throw load_error(load_error_kind::bad_input, lines->name() + ": empty file");
   const std::string where = lines->name() + ":" + std::to_string(lines->line_number());
   if (format == load_format::automatic) {
-    format = detect_format(line, where);
+    try {
+      format = detect_format(line, where);
+    } catch (const load_error&) {
+      if (line[line.find_first_not_of(" \t")] == '{') refuse_known_json_file(*lines);
+      throw;
+    }
   } else {
     std::optional<load_format> seen;
     try {

@@ -6,6 +6,7 @@
 
 #include "model/checked_u64.hpp"
 #include "model/tensor_parallel.hpp"
+#include "util/byte_size.hpp"
 
 namespace kvscope {
 namespace {
@@ -72,6 +73,36 @@ expected<kv_budget, std::string> budget_auto(const model_config& model, const gp
   b.per_gpu_bytes = b.usable_bytes_per_gpu - needed.value_or_max();
   b.total_bytes = (checked_u64(b.per_gpu_bytes) * kv_shards(model, options.tp)).value_or_max();
   return b;
+}
+
+std::optional<std::string> check_budget_fits(const model_config& model, const gpu_spec& gpu,
+                                             std::uint64_t budget_bytes, const budget_options& options) {
+  if (check_gpu_spec(gpu) || check_tensor_parallel(model, options.tp)) return std::nullopt;  // refused elsewhere
+  // Each GPU holds its share of the weights and 1/kv_shards of the KV budget.
+  const std::uint64_t weights = (weight_bytes(model) + options.tp - 1) / options.tp;
+  const std::uint64_t shards = kv_shards(model, options.tp);
+  const std::uint64_t kv = (budget_bytes + shards - 1) / shards;
+  const checked_u64 needed = checked_u64(weights) + kv;
+  if (!needed.overflowed() && needed.value_or_max() <= gpu.memory_bytes) return std::nullopt;
+
+  const std::string group = std::to_string(options.tp) + " x " + gpu.name;
+  std::string why = "a KV budget of " + format_byte_size(budget_bytes) + " does not fit beside " + model.name +
+                    " on " + group + ": weights " + format_byte_size(weights) + " + KV budget " +
+                    format_byte_size(kv) + " per GPU > " + format_byte_size(gpu.memory_bytes) + " of GPU memory";
+  const auto chosen = budget_auto(model, gpu, options);
+  if (chosen) return why + "; budget auto would give " + format_byte_size(chosen->total_bytes) + " on " + group;
+  why += "; budget auto finds no room on " + group + " either";
+  // Not even auto fits: the fewest GPUs that hold the weights, by tensor parallelism.
+  for (std::uint32_t tp = options.tp * 2; tp <= 64; tp *= 2) {
+    budget_options more = options;
+    more.tp = tp;
+    if (check_tensor_parallel(model, tp)) continue;
+    if (const auto on_more = budget_auto(model, gpu, more)) {
+      return why + "; on " + std::to_string(tp) + " x " + gpu.name + " (tensor parallel) it would give " +
+             format_byte_size(on_more->total_bytes);
+    }
+  }
+  return why;
 }
 
 }  // namespace kvscope

@@ -56,4 +56,13 @@ struct kv_budget {
 expected<kv_budget, std::string> budget_auto(const model_config& model, const gpu_spec& gpu,
                                              const budget_options& options = {});
 
+// Why an explicit KV budget of `budget_bytes` (the whole group's, as budget_auto's total_bytes)
+// cannot sit beside the weights on options.tp x `gpu`, or nullopt. Refused when a GPU's share of
+// the weights plus its share of the budget (1/kv_shards) exceeds its whole memory: no
+// gpu_memory_utilization or activation reserve makes that fit, so the bound is one nobody
+// needs to argue about. The message gives the numbers and what budget_auto would give, on more
+// GPUs when the weights leave no room on these; it names no command-line flag.
+std::optional<std::string> check_budget_fits(const model_config& model, const gpu_spec& gpu,
+                                             std::uint64_t budget_bytes, const budget_options& options = {});
+
 }  // namespace kvscope

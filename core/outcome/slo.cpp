@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "load/numbers.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
@@ -11,6 +12,12 @@ std::string_view trim(std::string_view s) noexcept {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
+}
+
+std::string shortest_text(double v) {
+  std::string out;
+  append_shortest(out, v);
+  return out;
 }
 
 unexpected<std::string> slo_error(std::string_view what) {
@@ -44,6 +51,35 @@ expected<slo_spec, std::string> parse_slo(std::string_view text) {
     if (comma == std::string_view::npos) return spec;
     text.remove_prefix(comma + 1);
   }
+}
+
+std::optional<std::string> implausible_latency_limit(std::string_view metric, double seconds) {
+  const char* what = metric == "ttft"   ? "a time to first token"
+                     : metric == "e2e"  ? "an end-to-end latency"
+                     : metric == "tpot" ? "a time per output token"
+                     : metric == "itl"  ? "an inter-token latency"
+                                        : nullptr;
+  if (what == nullptr) return std::nullopt;
+  const bool per_token = metric == "tpot" || metric == "itl";
+  const double most = per_token ? max_plausible_token_latency_s : max_plausible_request_latency_s;
+  if (!(seconds > most)) return std::nullopt;
+  return shortest_text(seconds) + " s is more than " + shortest_text(most) + " s, implausible for " + what +
+         "; limits are in seconds";
+}
+
+std::vector<std::string> slo_unit_warnings(const slo_spec& slo) {
+  std::vector<std::string> out;
+  const std::pair<const char*, const std::optional<double>*> limits[] = {
+      {"ttft", &slo.ttft_s}, {"tpot", &slo.tpot_s}, {"e2e", &slo.e2e_s}};
+  for (const auto& [key, limit] : limits) {
+    if (!*limit) continue;
+    if (auto why = implausible_latency_limit(key, **limit)) {
+      const std::string item = std::string(key) + "=";
+      out.push_back("slo: '" + item + shortest_text(**limit) + "': " + *why + "; if it is in milliseconds, write " +
+                    item + shortest_text(**limit / 1000));
+    }
+  }
+  return out;
 }
 
 bool meets_slo(const slo_spec& slo, double ttft_s, double tpot_s, double e2e_s) noexcept {

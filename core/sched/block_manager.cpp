@@ -86,8 +86,8 @@ std::uint32_t block_manager::begin(sequence_id seq, const request& r, std::uint3
       ++hit_blocks;
     }
     t.registered_blocks = hit_blocks;
-    stats_.queries += prompt_tokens;
-    stats_.hits += std::uint64_t{hit_blocks} * bs;
+    t.lookup_queries = prompt_tokens;
+    t.lookup_hits = hit_blocks * bs;
   }
   const std::uint32_t hit_tokens = hit_blocks * cache_.block_size();
   if (hit_tokens > 0) assert_ok(cache_.advance(t.cache_id, hit_tokens));
@@ -134,6 +134,7 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
   const std::uint32_t have = t.blocks;
   const std::uint32_t need = (total_tokens + bs - 1) / bs;
   if (need <= have) {  // the common case: the last block has room for this step's tokens
+    count_lookup(t);
     register_full_blocks(t, total_tokens);
     return true;
   }
@@ -160,6 +161,7 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
     }
   }
   t.blocks = need;
+  count_lookup(t);
   register_full_blocks(t, total_tokens);
   return true;
 }

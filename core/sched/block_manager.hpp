@@ -17,6 +17,9 @@
 
 namespace kvscope {
 
+// Queries and hits count the lookups of admissions that succeeded: a request whose lookup was
+// given back for lack of room (end_sequence before any allocate_slots succeeded) is counted
+// once, when it is admitted, not on every step it waited at the head of the queue.
 struct prefix_cache_stats {
   std::uint64_t queries = 0;    // prompt tokens looked up (vLLM's prefix_cache_queries)
   std::uint64_t hits = 0;       // of which found in the cache (vLLM's prefix_cache_hits)
@@ -68,6 +71,9 @@ class block_manager final : public kv_cache_manager {
     std::uint32_t registered_blocks = 0;  // blocks [0, n) were offered to the prefix cache
     std::uint32_t blocks = 0;             // capacity in blocks: only this class changes it
     bool hold_unique = false;             // unique blocks are held, not indexed (prefix_cache::hold)
+    // begin_sequence's lookup, counted in stats_ once an allocate_slots succeeds (admitted).
+    std::uint32_t lookup_queries = 0;
+    std::uint32_t lookup_hits = 0;
   };
 
   // begin_sequence, sharing cached prefix blocks when `look_up`.
@@ -90,6 +96,13 @@ class block_manager final : public kv_cache_manager {
     }
   }
   void register_new_full_blocks(tracked& t, std::uint32_t tokens);
+  // The sequence was admitted: its lookup counts now (once; later calls add nothing).
+  void count_lookup(tracked& t) noexcept {
+    if (t.lookup_queries == 0) return;
+    stats_.queries += t.lookup_queries;
+    stats_.hits += t.lookup_hits;
+    t.lookup_queries = t.lookup_hits = 0;
+  }
   std::uint64_t frames_for(std::uint32_t tokens, precision cold) const;
   // frames_for under the policy family; `ewma_level` is the cold level the ewma family assumes.
   std::uint64_t frames_needed(std::uint32_t tokens, precision ewma_level) const;

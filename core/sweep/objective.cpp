@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "outcome/slo.hpp"
 #include "run/metric_table.hpp"
 #include "util/closest_name.hpp"
 
@@ -111,6 +112,23 @@ double violation(const constraint& c, double value) noexcept {
   const double miss = std::fabs(value - c.bound) / scale;
   // A strict bound met with equality still misses: count it as the least violation.
   return miss > 0 ? miss : std::numeric_limits<double>::min();
+}
+
+std::optional<std::string> implausible_bound(const constraint& c, std::string_view who) {
+  // "latency.ttft_s.p99": a latency statistic, in seconds, of one of the SLO's kinds.
+  constexpr std::string_view prefix = "latency.";
+  const std::string_view key = c.key;
+  const auto* info = find_metric(key);
+  const auto unit_end = key.find("_s.");
+  if (!info || info->unit != "s" || !key.starts_with(prefix) || unit_end == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const auto why = implausible_latency_limit(key.substr(prefix.size(), unit_end - prefix.size()), c.bound);
+  if (!why) return std::nullopt;
+  constraint in_seconds = c;
+  in_seconds.bound = c.bound / 1000;
+  return std::string(who) + ": '" + to_string(c) + "': " + *why + "; if it is in milliseconds, write " +
+         to_string(in_seconds);
 }
 
 std::string to_string(const constraint& c) {

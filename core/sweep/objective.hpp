@@ -45,6 +45,10 @@ bool satisfied(const constraint& c, double value) noexcept;
 // How far `value` is outside the bound, relative to the bound's size (0 when satisfied,
 // infinity for NaN): how tune ranks configs none of which is feasible.
 double violation(const constraint& c, double value) noexcept;
+// A warning when the bound on a latency metric (latency.ttft_s.p99, ...) is implausible in
+// seconds (outcome/slo.hpp's limits), with the bound it may have meant in milliseconds; `who`
+// names the flag. nullopt for plausible bounds and other metrics.
+std::optional<std::string> implausible_bound(const constraint& c, std::string_view who);
 // "attention_error_exposure<=0.05".
 std::string to_string(const constraint& c);
 std::string to_string(const objective& o);

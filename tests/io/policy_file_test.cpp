@@ -141,6 +141,27 @@ INSTANTIATE_TEST_SUITE_P(
                        "cfg:1: 'provenance' must be an object/table, got number"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
+// The sidecar tune writes beside a config, a bench result or a session given as the policy:
+// named for what it is, not refused for its first unknown key.
+TEST(PolicyFile, AFileOfAnotherKindIsNamed) {
+  temp_dir dir;
+  const auto sidecar = dir.file("best.json.provenance.json");
+  write_text(sidecar, R"({"kvscope_version": "1.0", "tool": "kvscope-cli tune", "load": {"spec": "t.csv"}})");
+  const auto tuned = read_policy_config(sidecar);
+  ASSERT_FALSE(tuned.has_value());
+  EXPECT_EQ(tuned.error(), sidecar + ": the provenance of a tuned policy config, not a policy config; the tuned "
+                                     "config is " + dir.file("best.json"));
+  const auto bench = dir.file("bench.json");
+  write_text(bench, R"({"date": "x", "input_lens": [1], "output_lens": [1], "ttfts": [0.1]})");
+  EXPECT_EQ(read_policy_config(bench).error(),
+            bench + ": a `vllm bench serve` result, not a policy config; load it as bench:" + bench +
+                " (its lengths, sent as the benchmark sent them)");
+  // A policy file with a misspelt key is still told about the key.
+  const auto typo = dir.file("typo.json");
+  write_text(typo, R"({"q8_threshold": 0.8, "q4_treshold": 0.9})");
+  EXPECT_NE(read_policy_config(typo).error().find("unknown key 'q4_treshold'"), std::string::npos);
+}
+
 TEST(PolicyFile, ReadNamesTheFileAndSniffsFormat) {
   temp_dir dir;
   const auto missing = read_policy_config(dir.file("nope.json"));

@@ -110,5 +110,35 @@ TEST(KvBudget, OptionsAreHonouredAndChecked) {
   EXPECT_FALSE(budget_auto(*builtin_model("qwen3-32b"), *resolve_gpu("rtx4090")).has_value());
 }
 
+// A budget given beside --gpu (not auto) must fit in the GPU's memory next to its share of the
+// weights; the refusal gives the numbers and what auto would give instead.
+TEST(KvBudget, AnExplicitBudgetMustFitBesideTheWeights) {
+  constexpr std::uint64_t gib = 1ull << 30;
+  const auto h100 = *resolve_gpu("h100");
+  const auto llama8b = *builtin_model("llama3-8b");
+  EXPECT_FALSE(check_budget_fits(llama8b, h100, 40 * gib, {}));
+  // 14.96 GiB of weights + 64 GiB = 78.96 GiB <= 79.65 GiB: tight, but not impossible.
+  EXPECT_FALSE(check_budget_fits(llama8b, h100, 64 * gib, {}));
+  const auto too_much = check_budget_fits(llama8b, h100, 100 * gib, {});
+  ASSERT_TRUE(too_much);
+  EXPECT_EQ(*too_much,
+            "a KV budget of 100 GiB does not fit beside llama3-8b on 1 x h100: weights 14.96 GiB + KV budget "
+            "100 GiB per GPU > 79.65 GiB of GPU memory; budget auto would give 55.25 GiB on 1 x h100");
+
+  const auto llama70b = *builtin_model("llama3-70b");
+  const auto one = check_budget_fits(llama70b, h100, 4 * gib, {});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->rfind("a KV budget of 4 GiB does not fit beside llama3-70b on 1 x h100: weights 131.42 GiB + "
+                       "KV budget 4 GiB per GPU > 79.65 GiB of GPU memory; budget auto finds no room on 1 x h100 "
+                       "either; on 2 x h100 (tensor parallel) it would give ",
+                       0),
+            0u)
+      << *one;
+  // Tensor parallel splits the weights and the KV over the GPUs (8 KV heads: 2 shards on 2 GPUs).
+  EXPECT_FALSE(check_budget_fits(llama70b, h100, 4 * gib, tp_of(2)));
+  EXPECT_TRUE(check_budget_fits(llama70b, h100, 40 * gib, tp_of(2)));
+  EXPECT_FALSE(check_budget_fits(llama70b, h100, 40 * gib, tp_of(4)));
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -52,5 +52,26 @@ TEST(ParseSlo, DuplicatesAndMalformedItemsAreRefused) {
   EXPECT_EQ(error_of(""), "slo: empty; expected e.g. ttft=0.5,tpot=0.05,e2e=10");
 }
 
+// Limits typed in milliseconds (ttft=1000) parse as seconds and would pass every request: past
+// 600 s for a whole request or 10 s for one token they are warned about, with the value in
+// seconds; plausible limits are not.
+TEST(SloUnits, LimitsThatLookLikeMillisecondsAreWarnedAbout) {
+  const auto ms = parse_slo("ttft=1000,tpot=50,e2e=20000");
+  ASSERT_TRUE(ms) << ms.error();
+  const auto warnings = slo_unit_warnings(*ms);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_EQ(warnings[0],
+            "slo: 'ttft=1000': 1000 s is more than 600 s, implausible for a time to first token; limits are in "
+            "seconds; if it is in milliseconds, write ttft=1");
+  EXPECT_EQ(warnings[1],
+            "slo: 'tpot=50': 50 s is more than 10 s, implausible for a time per output token; limits are in "
+            "seconds; if it is in milliseconds, write tpot=0.05");
+  EXPECT_NE(warnings[2].find("write e2e=20"), std::string::npos) << warnings[2];
+  EXPECT_TRUE(slo_unit_warnings(*parse_slo("ttft=600,tpot=10,e2e=600")).empty());
+  EXPECT_TRUE(slo_unit_warnings(*parse_slo("ttft=0.5,tpot=0.05")).empty());
+  EXPECT_TRUE(implausible_latency_limit("itl", 11).has_value());
+  EXPECT_FALSE(implausible_latency_limit("queue", 1e6).has_value());  // no rule for it
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -23,6 +23,14 @@ request make_request(std::uint64_t id, std::uint32_t prompt) {
   return r;
 }
 
+// A 10-block prompt whose first 8 blocks carry prefix hashes (shared with any request made so).
+request with_shared_prefix(std::uint64_t id) {
+  request r = make_request(id, 16 * 10);
+  r.prefix_block_size = 16;
+  for (std::uint64_t i = 0; i < 8; ++i) r.prefix_hashes.push_back(100 + i);
+  return r;
+}
+
 // Fills the pool with cached q8 blocks (their scales reserve frames too) by running sequences
 // to completion.
 void fill_with_cached_q8(paged_cache& cache, block_manager& kv, int sequences) {
@@ -64,11 +72,8 @@ TEST(PagedKvCache, MakeRoomKeepsTheCacheWhenEvictingCannotHelp) {
 TEST(PagedKvCache, SharedPrefixBlocksAreHitAndColdBlocksBornAtTheLevel) {
   paged_cache cache(tiny_cache(4ull << 20));
   block_manager kv(cache, true);
-  request a = make_request(1, 16 * 10);
-  a.prefix_block_size = 16;
-  for (std::uint64_t i = 0; i < 8; ++i) a.prefix_hashes.push_back(100 + i);
-  request b = a;
-  b.id = 2;
+  const request a = with_shared_prefix(1);
+  const request b = with_shared_prefix(2);
   kv.set_cold_level(precision::q4);
   EXPECT_EQ(kv.begin_sequence(0, a, a.prompt_tokens), 0u);
   ASSERT_TRUE(kv.allocate_slots(0, a.prompt_tokens));
@@ -80,9 +85,41 @@ TEST(PagedKvCache, SharedPrefixBlocksAreHitAndColdBlocksBornAtTheLevel) {
   // b shares a's 8 hashed blocks (its remaining two are unique to it).
   EXPECT_EQ(kv.begin_sequence(1, b, b.prompt_tokens), 16u * 8);
   EXPECT_EQ(cache.pool().refcount(blocks[0]), 2u);
+  ASSERT_TRUE(kv.allocate_slots(1, b.prompt_tokens));  // admitted: its hits count now
   EXPECT_EQ(kv.prefix_stats().hits, 16u * 8);
   kv.end_sequence(1);
   kv.end_sequence(0);
+  EXPECT_EQ(cache.audit(), "");
+}
+
+// The scheduler looks a request's prefix up, and gives it back (end_sequence) when there is no
+// room yet; it tries again on a later step. Only the admission that succeeded counts: one
+// query of its prompt, one set of hits, however many steps it waited.
+TEST(PagedKvCache, PrefixLookupsCountOnlyWhenTheAdmissionSucceeds) {
+  paged_cache cache(tiny_cache(4ull << 20));
+  block_manager kv(cache, true);
+  const request a = with_shared_prefix(1);
+  (void)kv.begin_sequence(0, a, a.prompt_tokens);
+  ASSERT_TRUE(kv.allocate_slots(0, a.prompt_tokens));
+  ASSERT_TRUE(cache.advance(kv.cache_id(0), a.prompt_tokens).has_value());  // full blocks stay cached
+  kv.finish_sequence(0);
+  EXPECT_EQ(kv.prefix_stats().queries, 16u * 10);
+  EXPECT_EQ(kv.prefix_stats().hits, 0u);
+
+  const request b = with_shared_prefix(2);
+  for (sequence_id attempt = 1; attempt <= 3; ++attempt) {
+    EXPECT_EQ(kv.begin_sequence(attempt, b, b.prompt_tokens), 16u * 8);
+    kv.end_sequence(attempt);  // no room: given back
+  }
+  EXPECT_EQ(kv.prefix_stats().queries, 16u * 10);
+  EXPECT_EQ(kv.prefix_stats().hits, 0u);
+  EXPECT_EQ(kv.begin_sequence(4, b, b.prompt_tokens), 16u * 8);
+  ASSERT_TRUE(kv.allocate_slots(4, 16 * 9));
+  EXPECT_EQ(kv.prefix_stats().queries, 2u * 16 * 10);
+  EXPECT_EQ(kv.prefix_stats().hits, 16u * 8);
+  ASSERT_TRUE(kv.allocate_slots(4, 16 * 10));  // later growth counts nothing more
+  EXPECT_EQ(kv.prefix_stats().queries, 2u * 16 * 10);
+  kv.finish_sequence(4);
   EXPECT_EQ(cache.audit(), "");
 }
 

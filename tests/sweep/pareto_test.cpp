@@ -89,6 +89,19 @@ TEST(Pareto, ObjectivesAndConstraintsParse) {
   EXPECT_FALSE(parse_constraint("goodput_rps<=fast", "--constraint"));
 }
 
+// A latency bound typed in milliseconds: warned about (with the bound in seconds), not refused.
+TEST(Pareto, ALatencyBoundInMillisecondsIsWarnedAbout) {
+  const auto ms = parse_constraint("latency.ttft_s.p99<=1000", "--constraint");
+  ASSERT_TRUE(ms) << ms.error();
+  EXPECT_EQ(implausible_bound(*ms, "--constraint"),
+            "--constraint: 'latency.ttft_s.p99<=1000': 1000 s is more than 600 s, implausible for a time to "
+            "first token; limits are in seconds; if it is in milliseconds, write latency.ttft_s.p99<=1");
+  EXPECT_TRUE(implausible_bound(*parse_constraint("latency.itl_s.mean<50", "x"), "x"));
+  EXPECT_FALSE(implausible_bound(*parse_constraint("latency.ttft_s.p99<=2", "x"), "x"));
+  EXPECT_FALSE(implausible_bound(*parse_constraint("latency.queue_s.p99<=1000", "x"), "x"));
+  EXPECT_FALSE(implausible_bound(*parse_constraint("goodput_rps>=1000", "x"), "x"));
+}
+
 TEST(ParetoPlot, DrawsAxesLabelsAndTheFront) {
   const std::vector<plot_point> points{{1, 0.05, 0, false}, {3, 0.04, 2, true}, {5, 0.1, 3, true}, {NAN, 1, 9, false}};
   const auto svg = pareto_svg(points, {"front", "goodput_rps (requests/s), higher is better",

@@ -6,6 +6,8 @@
 #include "model/calibration.hpp"
 #include "model/builtin_models.hpp"
 #include "model/gpu_spec.hpp"
+#include "policy/policy_config.hpp"
+#include "run/bench_replay.hpp"
 #include "run/calibration_fit.hpp"
 #include "run/run_service.hpp"
 
@@ -116,6 +118,43 @@ TEST(Calibration, LeaveOneOutPredictsEachLoadFromTheOthers) {
   double worst = 0;
   for (const auto& r : fitted->leave_one_out) worst = std::max(worst, r.predicted_tpot_ms / r.measured_tpot_ms - 1);
   EXPECT_DOUBLE_EQ(fitted->band.tpot_hi, worst);
+}
+
+// One server's sweep (LambdaLabsML's Mistral-7B on an A100 80GB, vLLM 0.6: fidelity rows
+// P10-P12, 10, 80 and 320 requests sent at once), calibrated on its ends: both within 5 %, and
+// the load between within 7 % on TPOT and end-to-end latency. Its TTFT is 9 % under, beyond 7 %
+// (docs/timing-model.md, "Measured", says why), so it is not held to it here.
+TEST(Calibration, OneServersSweepCalibratedOnItsEnds) {
+  engine_options o;
+  o.model = "mistral-7b";
+  o.gpu = "a100-80g";
+  o.budget_bytes = 0;
+  o.vllm_engine = vllm_engine_kind::v0;
+  o.max_model_len = 2000;
+  o.scheduler.max_num_batched_tokens = 2048;
+  o.scheduler.max_num_seqs = 256;
+  o.policy = *policy_preset("fp16_only");
+  const auto file = [](const char* name) {
+    auto m = read_vllm_bench(std::string(KVSCOPE_TEST_DATA_DIR) + "/fidelity/lambda/" + name);
+    EXPECT_TRUE(m.has_value()) << m.error();
+    return *m;
+  };
+  const auto fitted = fit_calibration(o, {file("mistral_a100_10.json"), file("mistral_a100_320.json")},
+                                      {.leave_one_out = false});
+  ASSERT_TRUE(fitted.has_value()) << fitted.error();
+  for (const auto& r : fitted->residuals) {
+    EXPECT_NEAR(r.predicted_ttft_ms / r.measured_ttft_ms, 1, 0.05) << r.source;
+    EXPECT_NEAR(r.predicted_tpot_ms / r.measured_tpot_ms, 1, 0.05) << r.source;
+  }
+  o.compute_efficiency = fitted->compute_efficiency;
+  o.memory_efficiency = fitted->memory_efficiency;
+  o.step_overhead_s = fitted->step_overhead_s;
+  o.layer_overhead_s = fitted->layer_overhead_s;
+  o.sequence_overhead_s = fitted->sequence_overhead_s;
+  const auto between = file("mistral_a100_80.json");
+  const auto r = replay_vllm_bench(o, between);
+  EXPECT_NEAR(1e3 * r.tpot_s.p50 / between.summary_ms.at("median_tpot_ms"), 1, 0.07);
+  EXPECT_NEAR(1e3 * r.e2e_s.p50 / between.summary_ms.at("median_e2el_ms"), 1, 0.07);
 }
 
 // A calibration's band travels in its file, and a prediction's range is the measurements that

@@ -118,8 +118,16 @@ struct written_last {
   std::string text;
 };
 
+// What the summary is reported with besides the run: the calibration it was timed by, if any.
+struct report_extras {
+  written_last last;
+  std::optional<calibration> calibrated;
+};
+
 // Runs `run` to the end with metrics, progress and the summary; returns the exit code.
-int run_and_report(const run_description& run, const output_options& out, const written_last& last = {}) {
+int run_and_report(const run_description& run, const output_options& out, const report_extras& extras = {}) {
+  const written_last& last = extras.last;
+  const calibration* calibrated = extras.calibrated ? &*extras.calibrated : nullptr;
   if (const int checked = check_trace(run); checked != exit_ok) return checked;
   std::optional<tbb::global_control> threads;
   if (out.threads > 0) {
@@ -179,7 +187,7 @@ int run_and_report(const run_description& run, const output_options& out, const 
     }
   }
   if (!out.summary_json_path.empty() && out.summary_json_path != "-") {
-    if (auto r = write_file_atomically(out.summary_json_path, summary_json(result.summary)); !r) {
+    if (auto r = write_file_atomically(out.summary_json_path, summary_json(result.summary, calibrated)); !r) {
       print_error(r.error());
       return exit_runtime_failure;
     }
@@ -192,9 +200,9 @@ int run_and_report(const run_description& run, const output_options& out, const 
     }
   }
   if (out.summary_json_path == "-") {
-    std::cout << summary_json(result.summary);
+    std::cout << summary_json(result.summary, calibrated);
   } else if (!out.quiet) {
-    std::cout << summary_text(result.summary);
+    std::cout << summary_text(result.summary, calibrated);
   }
   report_rejections(*result.final_engine, out.requests_path);
   return stdout_exit_status();
@@ -221,7 +229,13 @@ int run_simulate(const simulate_options& o) {
     }
     run.arrival_time_scale = 1 / o.rate_scale;
   }
-  written_last session;
+  report_extras extras;
+  auto calibrated = o.base.flags.calibration_given();
+  if (!calibrated) {
+    print_error(calibrated.error());
+    return exit_bad_input;
+  }
+  extras.calibrated = std::move(*calibrated);
   if (!o.session_path.empty()) {
     // Its checksums are of the files as the run reads them; it is written after the run.
     auto text = session_file_text(o.session_path, run);
@@ -229,9 +243,9 @@ int run_simulate(const simulate_options& o) {
       print_error(text.error());
       return exit_bad_input;
     }
-    session = {o.session_path, std::move(*text)};
+    extras.last = {o.session_path, std::move(*text)};
   }
-  return run_and_report(run, o.out, session);
+  return run_and_report(run, o.out, extras);
 }
 
 }  // namespace

@@ -126,6 +126,11 @@ int run_sweep(const sweep_options& o) {
     std::fprintf(stderr, "sweep: %zu configs run in %.2f s (%.2f configs/s) on %s%s; %zu rows in %s\n", ran, elapsed,
                  elapsed > 0 ? static_cast<double>(ran) / elapsed : 0.0, where.c_str(),
                  before ? (", " + std::to_string(before) + " from before").c_str() : "", file.size(), o.out.c_str());
+    // A calibration's range is the same share of every row's figure: said once, not per row.
+    if (const auto calibrated = o.base.flags.calibration_given(); calibrated && *calibrated) {
+      std::fprintf(stderr, "sweep: timed by a calibration; each row's range: %s\n",
+                   range_shares_text(**calibrated).c_str());
+    }
   }
   return exit_ok;
 }

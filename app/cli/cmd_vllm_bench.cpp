@@ -19,6 +19,7 @@
 #include "load/load_error.hpp"
 #include "load/vllm_bench.hpp"
 #include "output_checks.hpp"
+#include "policy/policy_config.hpp"
 #include "run/calibration_fit.hpp"
 #include "run/run_service.hpp"
 #include "run_option_flags.hpp"
@@ -47,7 +48,20 @@ nlohmann::ordered_json in_kvscope_names(const vllm_bench_result& m) {
   add("tpot_s", f.tpot);
   add("itl_s", f.itl);
   add("e2e_s", f.e2el);
+  if (m.tokens_per_chunk > 0) j["tokens_per_chunk"] = m.tokens_per_chunk;
   return j;
+}
+
+// A server that streamed several tokens per chunk (vLLM 0.6's multi-step scheduling) measured
+// ITL per chunk, not per token: say so, and how to simulate it like with like.
+std::string chunking_note(const vllm_bench_result& m) {
+  if (!(m.tokens_per_chunk >= 1.5)) return {};
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "note: this server streamed about %.1f tokens per chunk (multi-step scheduling): its ITL is "
+                "the gap between chunks, not tokens; simulate with --num-scheduler-steps %ld to compare it\n",
+                m.tokens_per_chunk, std::lround(m.tokens_per_chunk));
+  return buf;
 }
 
 void add_import_bench(CLI::App& root, int& exit_code) {
@@ -79,7 +93,7 @@ void add_import_bench(CLI::App& root, int& exit_code) {
     } else {
       for (const auto& r : results) {
         std::cout << r.source << (r.model_id.empty() ? "" : " (" + r.model_id + ")") << '\n'
-                  << bench_table(figures_of(r), "Measured") << "as kvscope names them: "
+                  << bench_table(figures_of(r), "Measured") << chunking_note(r) << "as kvscope names them: "
                   << in_kvscope_names(r).dump() << "\n\n";
       }
     }
@@ -97,6 +111,20 @@ struct predict_options {
   std::uint64_t seed = 0;
 };
 
+// The row's figures as ranges from the calibration's errors, under the row they qualify.
+void print_range_row(const calibration& c, const bench_figures& f) {
+  if (c.basis == band_basis::none) return;
+  const auto text = [](predicted_range r, const char* format) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, format, r.lo, r.hi);
+    return std::string(buf);
+  };
+  std::printf("%-12s %10s %10s %10s %10s %12s\n", "  range", text(ttft_range(c, f.ttft[1]), "%.1f-%.1f").c_str(),
+              text(tpot_range(c, f.tpot[1]), "%.2f-%.2f").c_str(), text(tpot_range(c, f.itl[1]), "%.2f-%.2f").c_str(),
+              text(e2e_range(c, f.e2el[1]), "%.0f-%.0f").c_str(),
+              text(throughput_range(c, f.output_throughput), "%.0f-%.0f").c_str());
+}
+
 int run_predict(const predict_options& o) {
   engine_options base;
   base.gpu = "h100";
@@ -111,6 +139,11 @@ int run_predict(const predict_options& o) {
   }
   if (o.concurrency.empty() == o.rates.empty()) {
     print_error("give --concurrency C1,C2,... or --rates R1,R2,... (one of them)");
+    return exit_bad_input;
+  }
+  const auto calibrated = o.flags.calibration_given();
+  if (!calibrated) {
+    print_error(calibrated.error());
     return exit_bad_input;
   }
   std::printf("%-12s %10s %10s %10s %10s %12s\n", o.rates.empty() ? "concurrency" : "rate (RPS)",
@@ -150,9 +183,16 @@ int run_predict(const predict_options& o) {
     std::snprintf(label, sizeof label, closed ? "%.0f" : "%.3g", closed ? static_cast<double>(c) : rate);
     std::printf("%-12s %10.2f %10.2f %10.2f %10.1f %12.1f\n", label, f.ttft[1], f.tpot[1], f.itl[1],
                 f.e2el[1], f.output_throughput);
+    if (*calibrated) print_range_row(**calibrated, f);
     tables += bench_table(f, std::string("Simulated, ") + (closed ? "concurrency " : "rate ") + label) + "\n";
   }
-  std::printf("(ms; simulated on %s, %s)\n\n%s", base.gpu.c_str(), base.model.c_str(), tables.c_str());
+  std::printf("(ms; simulated on %s, %s%s)\n\n%s", base.gpu.c_str(), base.model.c_str(),
+              !*calibrated                                  ? ""
+              : (*calibrated)->basis == band_basis::none    ? "; the calibration gives no range: it fitted as many "
+                                                              "parameters as it had figures"
+              : (*calibrated)->basis == band_basis::leave_one_out ? "; range: from the calibration's leave-one-out errors"
+                                                                  : "; range: from the calibration's residuals",
+              tables.c_str());
   return stdout_exit_status();
 }
 
@@ -179,28 +219,74 @@ void add_predict_bench(CLI::App& root, int& exit_code) {
   cmd->callback([o, &exit_code] { exit_code = run_predict(*o); });
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+void print_residuals(const char* title, const std::vector<calibration_residual>& rows) {
+  std::printf("%-40s %12s %12s %12s %12s\n", title, "TTFT meas", "TTFT model", "TPOT meas", "TPOT model");
+  for (const auto& r : rows) {
+    std::printf("%-40s %12.2f %12.2f %12.3f %12.3f  (%+.1f %%, %+.1f %%)\n", r.source.c_str(), r.measured_ttft_ms,
+                r.predicted_ttft_ms, r.measured_tpot_ms, r.predicted_tpot_ms,
+                100 * (r.predicted_ttft_ms / r.measured_ttft_ms - 1), 100 * (r.predicted_tpot_ms / r.measured_tpot_ms - 1));
+  }
+}
+
+// What was fitted and what held, the fit's errors in and out of sample, and the band a
+// calibrated run's range will come from.
+void print_calibration(const calibration& c) {
+  std::printf("fitted on %s (%s, tp %u) in %llu simulations: compute efficiency %.4f, memory "
+              "efficiency %.4f, per-layer overhead %.1f us, per-sequence overhead %.1f us\n",
+              c.gpu.c_str(), c.model.c_str(), c.tensor_parallel, static_cast<unsigned long long>(c.evaluations),
+              c.compute_efficiency, c.memory_efficiency, 1e6 * c.layer_overhead_s, 1e6 * c.sequence_overhead_s);
+  std::printf("%u independent figures (median TTFT and TPOT of each distinct load) determine %zu parameters: "
+              "fitted %s; held at the GPU's defaults: %s\n",
+              c.independent_figures, c.fitted.size(), joined(c.fitted).c_str(), joined(c.held).c_str());
+  print_residuals("measurement (in sample)", c.residuals);
+  std::printf("in-sample rms relative error of the medians: %.1f %%\n", 100 * c.rms_relative_error);
+  if (!c.leave_one_out.empty()) {
+    print_residuals("left out, predicted by the others' fit", c.leave_one_out);
+    std::printf("leave-one-out rms relative error: %.1f %%\n", 100 * c.leave_one_out_rms_relative_error);
+  }
+  if (c.basis == band_basis::none) {
+    std::printf("warning: as many figures as parameters fitted: the in-sample error is 0 by construction and says "
+                "nothing about other loads; measure another load (e.g. a higher concurrency) to judge the fit\n");
+  } else {
+    std::printf("error band (from the %s): TTFT %+.1f %% to %+.1f %%, TPOT %+.1f %% to %+.1f %%\n",
+                c.basis == band_basis::leave_one_out ? "leave-one-out errors" : "fit's residuals",
+                100 * c.band.ttft_lo, 100 * c.band.ttft_hi, 100 * c.band.tpot_lo, 100 * c.band.tpot_hi);
+  }
+}
+
 void add_calibrate(CLI::App& root, int& exit_code) {
   struct options {
     run_option_flags flags;
     std::vector<std::string> measured;
     std::string out;
-    std::uint32_t max_requests = 256;
+    std::uint32_t max_requests = 0;  // all
   };
   auto o = std::make_shared<options>();
   auto* cmd = root.add_subcommand(
-      "calibrate", "Fit the roofline's compute and memory efficiency, per-layer and per-sequence overhead to measured "
-                   "`vllm bench serve` results (median TTFT and TPOT), and write them for --calibration");
+      "calibrate", "Fit the roofline's compute and memory efficiency, per-layer and per-sequence overhead (those the "
+                   "measurements determine) to measured `vllm bench serve` results (median TTFT and TPOT), report "
+                   "the in-sample and leave-one-out error, and write them for --calibration");
   cmd->add_option("--measured", o->measured, "Result files of `vllm bench serve --save-result`")
       ->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", o->out, "Where to write the calibration (JSON, atomically)")->check(output_file_name())->required();
-  cmd->add_option("--max-requests", o->max_requests, "Requests of each measurement replayed per evaluation")
-      ->check(CLI::Range(1u, 1u << 20))->default_val(o->max_requests);
+  cmd->add_option("--max-requests", o->max_requests,
+                  "Requests of each measurement replayed per evaluation, the first ones (default: all)")
+      ->check(CLI::Range(1u, 1u << 20));
   engine_options defaults;
   defaults.budget_bytes = 0;
   o->flags.add_to(*cmd, in_simulate, defaults);
   cmd->callback([o, &exit_code] {
     engine_options base;
     base.budget_bytes = 0;
+    // As the measured servers ran: vLLM keeps every KV block at the model's precision, so a
+    // replay that compressed cold blocks would hold more and queue less than they did.
+    base.policy = *policy_preset("fp16_only");
     if (auto applied = o->flags.apply(base); !applied) {
       print_error(applied.error());
       exit_code = exit_bad_input;
@@ -224,7 +310,7 @@ void add_calibrate(CLI::App& root, int& exit_code) {
       measured.push_back(std::move(*r));
     }
     calibration_options fit;
-    fit.max_requests = o->max_requests;
+    if (o->max_requests > 0) fit.max_requests = o->max_requests;
     auto c = fit_calibration(base, measured, fit);
     if (!c) {
       print_error(c.error());
@@ -236,18 +322,8 @@ void add_calibrate(CLI::App& root, int& exit_code) {
       exit_code = exit_runtime_failure;
       return;
     }
-    std::printf("fitted on %s (%s, tp %u) in %llu simulations: compute efficiency %.4f, memory "
-                "efficiency %.4f, per-layer overhead %.1f us, per-sequence overhead %.1f us\n",
-                c->gpu.c_str(), c->model.c_str(), c->tensor_parallel,
-                static_cast<unsigned long long>(c->evaluations), c->compute_efficiency,
-                c->memory_efficiency, 1e6 * c->layer_overhead_s, 1e6 * c->sequence_overhead_s);
-    std::printf("%-40s %12s %12s %12s %12s\n", "measurement", "TTFT meas", "TTFT model", "TPOT meas", "TPOT model");
-    for (const auto& r : c->residuals) {
-      std::printf("%-40s %12.2f %12.2f %12.3f %12.3f\n", r.source.c_str(), r.measured_ttft_ms,
-                  r.predicted_ttft_ms, r.measured_tpot_ms, r.predicted_tpot_ms);
-    }
-    std::printf("rms relative error of the medians: %.1f %%; written to %s\n", 100 * c->rms_relative_error,
-                o->out.c_str());
+    print_calibration(*c);
+    std::printf("written to %s\n", o->out.c_str());
     exit_code = stdout_exit_status();
   });
 }

@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "model/calibration.hpp"
 
 namespace kvscope::cli {
 
@@ -56,6 +55,13 @@ expected<void, std::string> run_option_flags::apply(engine_options& options) con
                       options.gpu + "'"};
   }
   return {};
+}
+
+expected<std::optional<calibration>, std::string> run_option_flags::calibration_given() const {
+  if (calibration_path_.empty()) return std::optional<calibration>{};
+  auto c = read_calibration(calibration_path_);
+  if (!c) return unexpected{"--calibration: " + c.error()};
+  return std::optional<calibration>{std::move(*c)};
 }
 
 std::vector<std::string> run_option_flags::given() const {

@@ -2,10 +2,12 @@
 // The engine options of the option table (run/option_table.hpp) as CLI11 flags: registered from
 // the table, so their names, help, defaults and ranges are written once.
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/engine_options.hpp"
+#include "model/calibration.hpp"
 #include "output_checks.hpp"
 #include "run/option_table.hpp"
 #include "util/expected.hpp"
@@ -23,6 +25,9 @@ class run_option_flags {
   void add_to(CLI::App& cmd, unsigned place, const engine_options& defaults = {});
   // Writes what was typed over `options`; the first bad value's message names its flag.
   expected<void, std::string> apply(engine_options& options) const;
+  // The --calibration file given (read again; apply() has checked it), or nothing: what a run's
+  // output takes its ranges from.
+  expected<std::optional<calibration>, std::string> calibration_given() const;
   // What was typed, as "--flag value" (or "--no-flag"), in table order.
   std::vector<std::string> given() const;
   // The files the typed options read (--calibration, a --model or --gpu that names a file):

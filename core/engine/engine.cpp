@@ -381,13 +381,40 @@ void engine::record_outcomes(double step_start_s, const step_plan& plan, const m
                                               measured.decoding, measured.context_tokens, seconds);
   for (const auto tag : ev.unscheduled) outcomes_.unscheduled(tag, shares);
   outcomes_.step_ended(shares, ev.waiting);
-  outcomes_.emitted_batch(ev.emitted, clock_s_);
-  for (const auto tag : ev.finished) outcomes_.finished(tag, clock_s_);
+  std::size_t completed = ev.finished.size();
+  if (setup_.options.scheduler.num_scheduler_steps > 1) {
+    for (const auto tag : ev.emitted) outcomes_.token_computed(tag);
+    completed = stream_held(ev);
+  } else {
+    outcomes_.emitted_batch(ev.emitted, clock_s_);
+    for (const auto tag : ev.finished) outcomes_.finished(tag, clock_s_);
+  }
   const auto& rejected = sched_->rejected();
   for (std::size_t i = ev.rejected_before; i < rejected.size(); ++i) {
     outcomes_.rejected(rejected[i].tag, step_start_s, rejected[i].reason);
   }
-  in_flight_ -= static_cast<std::uint32_t>(ev.finished.size() + (rejected.size() - ev.rejected_before));
+  in_flight_ -= static_cast<std::uint32_t>(completed + (rejected.size() - ev.rejected_before));
+}
+
+std::size_t engine::stream_held(const step_events& ev) {
+  for (const auto tag : ev.emitted) {
+    if (tag >= held_tokens_.size()) held_tokens_.resize(tag + 1, 0);
+    if (held_tokens_[tag]++ == 0) held_order_.push_back(tag);
+  }
+  held_finished_.insert(held_finished_.end(), ev.finished.begin(), ev.finished.end());
+  // vLLM processes a multi-step schedule's output after its last step: each request's tokens
+  // reach the client as one chunk (one ITL gap), and a request that finished inside the
+  // schedule completes, and frees its client's slot, only then.
+  if (!sched_->stream_boundary() && !sched_->idle()) return 0;
+  for (const auto h : held_order_) {
+    outcomes_.emitted(h, clock_s_, held_tokens_[h]);
+    held_tokens_[h] = 0;
+  }
+  held_order_.clear();
+  for (const auto h : held_finished_) outcomes_.finished(h, clock_s_);
+  const std::size_t completed = held_finished_.size();
+  held_finished_.clear();
+  return completed;
 }
 
 expected<void, std::string> engine::reconfigure(const policy_config& config) {

@@ -135,6 +135,9 @@ class engine {
   // Hands the scheduler's events of this step to the outcome tracker, with the step's time
   // shared out among the requests in it.
   void record_outcomes(double step_start_s, const step_plan& plan, const measured_step& measured, double seconds);
+  // Multi-step scheduling: this step's tokens and completions held until the schedule's last
+  // step, then streamed together; returns how many requests completed now.
+  std::size_t stream_held(const step_events& ev);
 
   engine_setup setup_;  // with the options it was resolved from
   model_shape shape_;
@@ -150,6 +153,11 @@ class engine {
   policy_controller policy_;
   synthetic_kv data_;
   request_outcomes outcomes_;
+  // What multi-step scheduling holds back: tokens per request handle (and the handles holding
+  // any, in the order they first did), and the requests finished but not yet streamed.
+  std::vector<std::uint32_t> held_tokens_;
+  std::vector<request_handle> held_order_;
+  std::vector<request_handle> held_finished_;
   double clock_s_ = 0;
   std::uint64_t steps_ = 0;
   step_metrics last_;

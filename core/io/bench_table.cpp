@@ -93,13 +93,9 @@ bench_figures figures_of(const vllm_bench_result& m) {
   std::vector<double> ttft, tpot, itl;
   for (double t : m.ttfts_s) ttft.push_back(1e3 * t);
   for (const auto& gaps : m.itls_s) {
-    double total = 0;
-    for (double g : gaps) {
-      itl.push_back(1e3 * g);
-      total += g;
-    }
-    if (!gaps.empty()) tpot.push_back(1e3 * total / static_cast<double>(gaps.size()));
+    for (double g : gaps) itl.push_back(1e3 * g);
   }
+  for (double t : tpots_from_itls(m)) tpot.push_back(1e3 * t);
   fill(f.ttft, m, "ttft", ttft);
   fill(f.tpot, m, "tpot", tpot);
   fill(f.itl, m, "itl", itl);

@@ -98,6 +98,12 @@ void read_options(const row_view& row, fidelity_point& p) {
     if (!value) fail(column, value.error());
     p.options.emplace_back(spec, std::move(*value));
   }
+  // Multi-step scheduling, where the server ran it (a column older files do not have).
+  if (const auto steps = row.optional_text("server_num_scheduler_steps"); !steps.empty()) {
+    auto value = parse_option_text(*find_option("num-scheduler-steps"), steps);
+    if (!value) fail("server_num_scheduler_steps", value.error());
+    p.options.emplace_back(find_option("num-scheduler-steps"), std::move(*value));
+  }
   // vLLM before 0.8 ran the V0 engine ("0.5.4 ...", "0.6.x"); 0.8 and later V1 ("0.11.0").
   const auto version = row.optional_text("vllm_version");
   unsigned minor = 0;
@@ -127,8 +133,9 @@ void read_requests(const row_view& row, fidelity_point& p, const std::filesystem
                               std::to_string(measured->input_lens.size()) + " requests");
     }
     r.input_lens = std::move(measured->input_lens);
+    // As written: an empty generation (0) is replayed as one token but counted as vLLM's client
+    // counted it (run/bench_replay.hpp).
     r.output_lens = std::move(measured->output_lens);
-    for (auto& n : r.output_lens) n = std::max<std::uint32_t>(n, 1);  // an empty generation still ran a step
   } else {
     if (!prompts) fail("num_prompts", "empty (a point without a lengths file must have it)");
     const auto input = static_cast<std::uint32_t>(std::lround(row.positive("input_len")));

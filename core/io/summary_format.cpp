@@ -10,7 +10,49 @@
 
 namespace kvscope {
 
-std::string summary_json(const run_summary& s) {
+namespace {
+
+nlohmann::ordered_json range_json(predicted_range r) {
+  const auto value = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); };
+  return nlohmann::ordered_json::array({value(r.lo), value(r.hi)});
+}
+
+// [lowest, highest] of each headline figure, in the summary's units (s, tokens/s).
+nlohmann::ordered_json calibrated_range_json(const run_summary& s, const calibration& c) {
+  nlohmann::ordered_json j;
+  j["basis"] = std::string(to_string(c.basis));
+  const auto& lat = s.service.latency;
+  const bool none = c.basis == band_basis::none;
+  const auto r = [none](predicted_range x) { return none ? nlohmann::ordered_json(nullptr) : range_json(x); };
+  j["ttft_s"]["p50"] = r(ttft_range(c, lat.ttft_s.p50));
+  j["tpot_s"]["p50"] = r(tpot_range(c, lat.tpot_s.p50));
+  j["itl_s"]["p50"] = r(tpot_range(c, lat.itl_s.p50));
+  j["e2e_s"]["p50"] = r(e2e_range(c, lat.e2e_s.p50));
+  j["output_tokens_per_s"] = r(throughput_range(c, s.service.output_tokens_per_s));
+  return j;
+}
+
+}  // namespace
+
+std::string calibrated_range_text(const run_summary& s, const calibration& c) {
+  if (c.basis == band_basis::none) {
+    return "range           none: the calibration fitted as many parameters as it had figures, so its "
+           "error is unknown\n";
+  }
+  const auto& lat = s.service.latency;
+  char line[512];
+  const auto t = ttft_range(c, 1e3 * lat.ttft_s.p50), p = tpot_range(c, 1e3 * lat.tpot_s.p50);
+  const auto i = tpot_range(c, 1e3 * lat.itl_s.p50), e = e2e_range(c, 1e3 * lat.e2e_s.p50);
+  const auto o = throughput_range(c, s.service.output_tokens_per_s);
+  std::snprintf(line, sizeof line,
+                "range (ms)      TTFT p50 %.1f-%.1f | TPOT p50 %.2f-%.2f | ITL p50 %.2f-%.2f | e2e p50 %.0f-%.0f; "
+                "%.0f-%.0f output tokens/s (from the calibration's %s)\n",
+                t.lo, t.hi, p.lo, p.hi, i.lo, i.hi, e.lo, e.hi, o.lo, o.hi,
+                c.basis == band_basis::leave_one_out ? "leave-one-out errors" : "residuals");
+  return line;
+}
+
+std::string summary_json(const run_summary& s, const calibration* c) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& metric : summary_metric_table()) {
     // "a.b.c" nests: j["a"]["b"]["c"].
@@ -31,6 +73,7 @@ std::string summary_json(const run_summary& s) {
         },
         metric.get(s));
   }
+  if (c) j["calibrated_range"] = calibrated_range_json(s, *c);
   return j.dump(2) + "\n";
 }
 
@@ -42,7 +85,7 @@ void append_misses(std::string& out, const run_summary& s) {
   if (m.missed == 0) return;
   char line[256];
   const std::uint64_t completed = s.service.finished + s.service.rejected;
-  std::snprintf(line, sizeof line, "missed          %llu requests (%.1f %% of %llu); each under the cause that cost it most:\n",
+  std::snprintf(line, sizeof line, "missed          %llu requests (%.3g %% of %llu); each under the cause that cost it most:\n",
                 static_cast<unsigned long long>(m.missed), 100.0 * static_cast<double>(m.missed) / static_cast<double>(completed),
                 static_cast<unsigned long long>(completed));
   out += line;
@@ -64,7 +107,7 @@ void append_misses(std::string& out, const run_summary& s) {
 
 }  // namespace
 
-std::string summary_text(const run_summary& s) {
+std::string summary_text(const run_summary& s, const calibration* c) {
   std::string out;
   // Each line printed at its full length: a long model, trace or GPU name must not cut a line.
   const auto add = [&out](const char* fmt, auto... args) {
@@ -111,6 +154,7 @@ std::string summary_text(const run_summary& s) {
       ms(lat.e2e_s.p50), ms(lat.e2e_s.p99));
   add("throughput      %.2f requests/s, %.0f output tokens/s (simulated time)\n",
       s.service.requests_per_s, s.service.output_tokens_per_s);
+  if (c) out += calibrated_range_text(s, *c);
   if (s.slo.empty()) {
     add("goodput         no --slo given: every finished request counts\n");
   } else {

@@ -1,6 +1,8 @@
 #include "load/vllm_bench.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -58,6 +60,44 @@ std::vector<std::uint32_t> lengths(const json& v, std::string_view field) {
   return out;
 }
 
+// vLLM 0.5/0.6's benchmark_serving.py (and the forks of it that saved LambdaLabsML's results)
+// wrote mean_latency_ms, median_latency_ms, std_latency_ms and pNN_latency_ms for what later
+// versions call *_e2el_ms: give them the later names too, unless the file has those.
+void add_e2el_names(std::map<std::string, double>& ms) {
+  std::map<std::string, double> renamed;
+  for (const auto& [key, value] : ms) {
+    constexpr std::string_view tail = "_latency_ms";
+    if (!key.ends_with(tail)) continue;
+    const std::string stat = key.substr(0, key.size() - tail.size());
+    if (stat.find('_') != std::string::npos) continue;  // "mean", "median", "std", "p99", not "x_y"
+    renamed[stat + "_e2el_ms"] = value;
+  }
+  for (const auto& [key, value] : renamed) ms.try_emplace(key, value);
+}
+
+// Whether the itls account for each request's whole decode, as the file's own median TPOT says:
+// a file whose lists are cut short (abbreviated by hand) would look like huge chunks.
+bool itls_complete(const vllm_bench_result& r) {
+  const auto it = r.summary_ms.find("median_tpot_ms");
+  if (it == r.summary_ms.end() || !(it->second > 0)) return true;  // nothing to check against
+  auto tpots = tpots_from_itls(r);
+  if (tpots.empty()) return false;
+  std::nth_element(tpots.begin(), tpots.begin() + static_cast<std::ptrdiff_t>(tpots.size() / 2), tpots.end());
+  const double ratio = 1e3 * tpots[tpots.size() / 2] / it->second;
+  return ratio > 0.75 && ratio < 1.25;
+}
+
+double tokens_per_chunk(const vllm_bench_result& r) {
+  if (r.itls_s.size() != r.output_lens.size() || !itls_complete(r)) return 0;
+  double tokens = 0, chunks = 0;
+  for (std::size_t i = 0; i < r.itls_s.size(); ++i) {
+    if (r.output_lens[i] < 2 || r.itls_s[i].empty()) continue;
+    tokens += r.output_lens[i] - 1;
+    chunks += static_cast<double>(r.itls_s[i].size());
+  }
+  return chunks > 0 ? tokens / chunks : 0;
+}
+
 vllm_bench_result parse(const json& j) {
   if (!j.is_object()) throw field_error(std::string("expected a JSON object, got ") + j.type_name());
   vllm_bench_result r;
@@ -113,6 +153,8 @@ vllm_bench_result parse(const json& j) {
   for (const auto& [key, value] : j.items()) {
     if (value.is_number() && key.size() > 3 && key.ends_with("_ms")) r.summary_ms[key] = value.get<double>();
   }
+  add_e2el_names(r.summary_ms);
+  r.tokens_per_chunk = tokens_per_chunk(r);
   return r;
 }
 
@@ -175,6 +217,17 @@ expected<vllm_bench_result, std::string> parse_vllm_bench(std::string_view text,
   } catch (const field_error& e) {
     return unexpected{std::string(source) + ": " + e.what()};
   }
+}
+
+std::vector<double> tpots_from_itls(const vllm_bench_result& m) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < m.itls_s.size() && i < m.output_lens.size(); ++i) {
+    if (m.output_lens[i] < 2 || m.itls_s[i].empty()) continue;
+    double sum = 0;
+    for (double g : m.itls_s[i]) sum += g;
+    out.push_back(sum / static_cast<double>(m.output_lens[i] - 1));
+  }
+  return out;
 }
 
 expected<vllm_bench_result, std::string> read_vllm_bench(const std::filesystem::path& path) {

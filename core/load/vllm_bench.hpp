@@ -30,10 +30,23 @@ struct vllm_bench_result {
   std::vector<std::uint32_t> output_lens;
   std::vector<double> ttfts_s;                  // empty when absent
   std::vector<std::vector<double>> itls_s;      // per request; empty when absent
-  std::map<std::string, double> summary_ms;     // mean_ttft_ms, median_tpot_ms, p99_e2el_ms, ...
+  // mean_ttft_ms, median_tpot_ms, p99_e2el_ms, ...: every number named *_ms. Files of vLLM 0.5/0.6
+  // (and forks of its benchmark_serving.py) name end-to-end latency mean_/median_/p99_latency_ms;
+  // those are also given under the e2el names when the file has none of its own.
+  std::map<std::string, double> summary_ms;
   double request_throughput = 0;                // as written; 0 when absent
   double output_throughput = 0;
+  // Output tokens after the first per streamed chunk, from itls and output_lens: about 1 when
+  // the server streamed every token, about N under multi-step scheduling (num_scheduler_steps
+  // N: vLLM 0.6 streamed N tokens at once), when the file's ITL is the gap between chunks.
+  // 0 when the file has no itls, or lists that do not add up to its median TPOT (cut short).
+  double tokens_per_chunk = 0;
 };
+
+// Each request's TPOT (s) as vLLM's benchmark computes it, (latency - ttft) / (output_len - 1)
+// for outputs of 2 tokens or more, from the file's itls (whose sum is latency - ttft): not the
+// mean gap, which under chunked streaming is the time per chunk.
+std::vector<double> tpots_from_itls(const vllm_bench_result& m);
 
 // Parses the text; errors name the source and the field ("r.json: field 'output_lens': missing").
 // Needs completed, duration, input_lens and output_lens (one per completed request), and

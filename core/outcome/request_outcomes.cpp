@@ -123,6 +123,20 @@ void request_outcomes::unscheduled(request_handle h, const decode_shares& step) 
   }
 }
 
+void request_outcomes::token_computed(request_handle h) noexcept {
+  live_request& r = live_[h];
+  assert(r.live);
+  if (r.at != live_request::stage::decoding) start_decoding(r);
+}
+
+void request_outcomes::first_token_streamed(live_request& r) noexcept {
+  // Held since it was computed (token_computed): that wait is part of its TTFT, not its decode.
+  double held = 0;
+  for (std::size_t i = 0; i < decoded_.size(); ++i) held += decoded_[i] - r.mark[i];
+  r.parts.prefill_batched_s += held;
+  std::copy(decoded_.begin(), decoded_.end(), r.mark.begin());
+}
+
 void request_outcomes::step_ended(const decode_shares& step, wait_cause waiting) noexcept {
   waited_[static_cast<std::size_t>(waiting)] += step.seconds();
   decoded_[0] += step.own_s;
@@ -138,7 +152,11 @@ void request_outcomes::prefix_hit(request_handle h, std::uint32_t cached_prompt_
 void request_outcomes::emitted(request_handle h, double t, std::uint32_t n) noexcept {
   live_request& r = live_[h];
   assert(r.live && n >= 1);
-  if (r.at != live_request::stage::decoding) start_decoding(r);
+  if (r.at != live_request::stage::decoding) {
+    start_decoding(r);
+  } else if (r.emitted == 0) {
+    first_token_streamed(r);
+  }
   if (r.emitted == 0) {
     assert(t >= r.arrival_s);
     r.first_token_s = t;

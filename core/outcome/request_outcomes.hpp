@@ -107,6 +107,10 @@ class request_outcomes {
   void unscheduled(request_handle h, const decode_shares& step) noexcept;
   // The step is over: those waiting waited for `waiting`; those decoding decoded in `step`.
   void step_ended(const decode_shares& step, wait_cause waiting) noexcept;
+  // Multi-step scheduling: a token computed but held until the schedule's last step, when
+  // emitted() streams it. The request decodes from now; the wait until its first token is
+  // streamed counts as prefill_batched_s (the others' steps it waited through).
+  void token_computed(request_handle h) noexcept;
   // Completes the request at t and emits its record; the handle becomes free.
   void finished(request_handle h, double t);
   // Completes the request as rejected at t, with a reason; the handle becomes free.
@@ -153,6 +157,7 @@ class request_outcomes {
   // Adds the decode shares since its mark to its parts.
   void close_decode(live_request& r) noexcept;
   void start_decoding(live_request& r) noexcept;
+  void first_token_streamed(live_request& r) noexcept;
   // Fills record_ from the request's state and frees its slot.
   void complete(request_handle h, double t, request_outcome outcome);
 

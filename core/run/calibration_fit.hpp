@@ -1,10 +1,13 @@
 #pragma once
-// Fitting the roofline timing to measured benchmarks: the GPU's compute and memory efficiency,
-// its per-layer overhead and its per-sequence overhead are chosen so that the simulated median TTFT and TPOT of each measured
-// benchmark (replayed with its own lengths and pacing) match the measured ones, in the least-
-// squares sense on log ratios. Nelder–Mead over the three parameters; each evaluation runs
-// every benchmark through the run service.
+// Fitting the roofline timing to measured benchmarks: the parameters the measurements determine
+// (of compute efficiency, per-layer overhead, per-sequence overhead and memory efficiency) are
+// chosen so that the simulated median TTFT and TPOT of each measured benchmark (replayed with its
+// own lengths and pacing, judged as vLLM's client judged it: run/bench_replay.hpp) match the
+// measured ones, in the least-squares sense on log ratios. Nelder–Mead over those parameters;
+// each evaluation runs every benchmark through the run service. The rest are held at the GPU's
+// defaults, and each measurement is predicted once more by a fit without it (leave-one-out).
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -17,12 +20,19 @@ namespace kvscope {
 
 struct calibration_options {
   std::uint32_t max_evaluations = 600;
-  std::uint32_t max_requests = 256;  // per benchmark replayed (the first ones), to keep a fit fast
+  // Per benchmark replayed (the first ones), to keep a fit fast. All by default: the first 256 of
+  // 320 requests sent at once queue less than the 320 did, a different measurement.
+  std::uint32_t max_requests = std::numeric_limits<std::uint32_t>::max();
+  bool leave_one_out = true;         // refit without each measurement (two or more)
 };
 
 // Median TTFT and TPOT (ms) a measurement reports, from its summary fields or its per-request
 // lists; the error names the missing field.
 expected<std::pair<double, double>, std::string> measured_medians_ms(const vllm_bench_result& m);
+
+// Independent figures of a set of measurements: two medians (TTFT, TPOT) per distinct load
+// (concurrency, rate and lengths); the same load measured twice says nothing new.
+std::uint32_t independent_figures(const std::vector<vllm_bench_result>& measured);
 
 // The fit. `base` gives the model, GPU (required), budget and scheduler; its efficiency
 // overrides are the starting point when set.

@@ -121,6 +121,10 @@ const std::vector<option_spec>& table() {
       {"max-num-batched-tokens", "max_num_batched_tokens", option_kind::count, "tokens", 1,
        1 << 24, 1, "Tokens per step at most (chunked prefill)", in_simulate | in_session, false,
        nullptr, KV_COUNT(scheduler.max_num_batched_tokens)},
+      {"num-scheduler-steps", "num_scheduler_steps", option_kind::count, "steps", 1, 1024, 1,
+       "Multi-step scheduling as vLLM 0.6's --num-scheduler-steps: decodes scheduled once for this many "
+       "steps, no admission in between, their tokens streamed together at the end (1 = off)",
+       in_simulate | in_session, false, nullptr, KV_COUNT(scheduler.num_scheduler_steps)},
       {"watermark", "watermark", option_kind::real, "", 0, 0.99, 1,
        "Fraction of frames kept free when admitting", in_simulate | in_session, false, nullptr,
        KV_REAL(scheduler.watermark)},

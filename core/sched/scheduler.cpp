@@ -179,6 +179,7 @@ step_plan scheduler::schedule() {
   events_.rejected_before = rejected_.size();
   std::uint32_t budget = config_.max_num_batched_tokens;
   const std::uint64_t preemptions_before = preemptions_total_;
+  if (running_.empty()) decode_run_ = 0;  // everything in the schedule finished: it is over
 
   // One walk: a sequence that grew is accounted at once. Growing a later one preempts only from
   // the back, never one already accounted, so this equals growing all first and accounting after.
@@ -199,15 +200,21 @@ step_plan scheduler::schedule() {
     running_[rest].scheduled_tokens = 0;
     events_.unscheduled.push_back(running_[rest].tag);
   }
-  // As vLLM: no new admissions in a step that had to preempt.
+  // As vLLM: no new admissions in a step that had to preempt, nor inside a multi-step schedule.
   const std::size_t admitted_from = running_.size();
-  if (preemptions_total_ == preemptions_before) {
+  if (preemptions_total_ == preemptions_before && decode_run_ == 0) {
     admit(budget, plan);
   } else if (!waiting_.empty()) {
-    events_.waiting = wait_cause::kv_memory;
+    // Waiting behind a preemption is waiting for memory; inside a multi-step schedule, for the
+    // steps of the others' work to end.
+    events_.waiting = preemptions_total_ != preemptions_before ? wait_cause::kv_memory : wait_cause::token_budget;
   }
   for (std::size_t a = admitted_from; a < running_.size(); ++a) account(running_[a], plan);
   plan.preemptions = static_cast<std::uint32_t>(preemptions_total_ - preemptions_before);
+  // A decode-only step opens or continues a multi-step schedule; one with prompt tokens (or
+  // nothing) runs alone and ends any.
+  const bool decode_only = plan.prefill_tokens == 0 && plan.decode_tokens > 0;
+  decode_run_ = decode_only && config_.num_scheduler_steps > 1 ? (decode_run_ + 1) % config_.num_scheduler_steps : 0;
   return plan;
 }
 

@@ -22,6 +22,10 @@ struct scheduler_config {
   std::uint32_t max_num_seqs = 256;
   std::uint32_t max_num_batched_tokens = 8192;
   double watermark = 0.01;  // fraction of frames kept free when admitting
+  // Multi-step scheduling (vLLM 0.6's --num-scheduler-steps): a batch of decodes is scheduled
+  // once for this many steps, with no admission in between, and its tokens reach the client
+  // together at the end (stream_boundary()). A step with prompt tokens runs alone. 1 = off.
+  std::uint32_t num_scheduler_steps = 1;
   friend bool operator==(const scheduler_config&, const scheduler_config&) = default;
 };
 
@@ -137,6 +141,9 @@ class scheduler {
     return rejected_by_cause_;
   }
   const step_events& events() const noexcept { return events_; }
+  // Whether the last planned step ends a schedule (always, without multi-step): the output of
+  // the steps since the previous end is processed and streamed then.
+  bool stream_boundary() const noexcept { return decode_run_ == 0; }
   std::uint64_t prefix_hit_tokens_total() const noexcept { return prefix_hit_tokens_; }
 
  private:
@@ -185,6 +192,7 @@ class scheduler {
   std::uint64_t preemptions_total_ = 0;
   std::uint64_t finished_total_ = 0;
   std::uint64_t prefix_hit_tokens_ = 0;
+  std::uint32_t decode_run_ = 0;  // decode-only steps of the current multi-step schedule so far
   step_events events_;  // reused from step to step: no allocation once warm
 };
 

@@ -8,7 +8,7 @@
 
 #include "io/bench_table.hpp"
 #include "policy/policy_config.hpp"
-#include "run/run_service.hpp"
+#include "run/bench_replay.hpp"
 
 namespace kvscope {
 namespace {
@@ -89,13 +89,20 @@ fidelity_check check_fidelity_point(const fidelity_point& p, const std::optional
   check.point = &p;
   const auto options = fidelity_options(p, c, factors);
   check.calibrated = c && c->gpu == options.gpu;
-  const auto result = run_to_end(options, make_vllm_bench_load(p.requests));
-  check.finished = result.summary.requests_finished;
-  check.rejected = result.summary.requests_rejected;
-  if (result.final_engine && !result.final_engine->rejected().empty()) {
-    check.first_rejection = result.final_engine->rejected().front().reason;
+  // Judged as the point's benchmark judged the real server (run/bench_replay.hpp): a request the
+  // file records with no output counts TTFT 0 there, and TPOT uses the file's output lengths.
+  const auto replay = replay_vllm_bench(options, p.requests);
+  check.finished = replay.summary.requests_finished;
+  check.rejected = replay.summary.requests_rejected;
+  check.first_rejection = replay.first_rejection;
+  auto figures = figures_of(replay.summary, p.requests.max_concurrency, p.requests.request_rate);
+  for (auto [out, stats] : {std::pair{&figures.ttft, &replay.ttft_s}, std::pair{&figures.tpot, &replay.tpot_s},
+                            std::pair{&figures.e2el, &replay.e2e_s}}) {
+    (*out)[0] = 1e3 * stats->mean;
+    (*out)[1] = 1e3 * stats->p50;
+    (*out)[2] = 1e3 * stats->p99;
   }
-  const auto all = predicted_figures(figures_of(result.summary, p.requests.max_concurrency, p.requests.request_rate));
+  const auto all = predicted_figures(figures);
   for (std::size_t i = 0; i < fidelity_figure_count; ++i) {
     const double measured = p.measured[i];
     check.predicted[i] = std::isfinite(measured) ? all[i] : nan;

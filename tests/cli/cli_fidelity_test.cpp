@@ -17,9 +17,10 @@ namespace {
 
 const std::string points = data_path("fidelity/points.csv");
 
-// Measured medians (percent) + 1 point of slack.
+// Measured medians (percent) + 1 point of slack. TTFT is compared as vLLM's client counted it:
+// an empty generation at 0 ms, as the LambdaLabsML files record it.
 const std::string bounds =
-    "request_throughput=14.2,output_throughput=16.4,ttft_mean=21.7,ttft_p50=22.0,tpot_mean=18.3,"
+    "request_throughput=14.2,output_throughput=16.4,ttft_mean=22.9,ttft_p50=23.2,tpot_mean=18.3,"
     "tpot_p50=16.4,itl_mean=17.4,itl_p50=17.5,e2e_mean=3.8,e2e_p50=5.0";
 
 TEST(CliFidelity, TheRepositorySetStaysWithinTheMediansMeasured) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "io/fidelity_points.hpp"
+#include "run/option_table.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
 
@@ -48,7 +49,9 @@ TEST(FidelityPoints, ARandomDatasetRowIsItsRequestsOptionsAndFigures) {
   EXPECT_TRUE(std::isnan(p.measured[at(fidelity_figure::e2e_mean)]));            // not published
 }
 
-TEST(FidelityPoints, ALengthsFileRowReplaysItsLengthsAndEmptyOutputsAsOneToken) {
+// Empty outputs stay 0: the replay runs them as one token but counts them as vLLM's client did
+// (TTFT 0), which it can only do knowing they were empty.
+TEST(FidelityPoints, ALengthsFileRowKeepsItsLengthsAsWritten) {
   const std::string row =
       "P7,LambdaLabsML,https://example.org/b,h100,mistral-7b,1,158.5,ShareGPT,249,rate,,inf,10,2048,256,2000,"
       "0.9,lambda/mistral_h100_10.json,1.35,336.7,51.8,64.7,8.95,8.32,8.04,7.88,,,,\n";
@@ -56,7 +59,26 @@ TEST(FidelityPoints, ALengthsFileRowReplaysItsLengthsAndEmptyOutputsAsOneToken) 
   ASSERT_TRUE(points.has_value()) << points.error();
   const auto& r = points->front().requests;
   ASSERT_EQ(r.input_lens.size(), 10u);
-  for (const auto n : r.output_lens) EXPECT_GE(n, 1u);
+  EXPECT_EQ(r.output_lens[4], 0u);
+  EXPECT_EQ(r.output_lens[0], 129u);
+}
+
+// A server that ran multi-step scheduling says so in an optional column.
+TEST(FidelityPoints, AMultiStepServerSetsNumSchedulerSteps) {
+  auto with_column = header;
+  with_column.insert(with_column.size() - 1, ",server_num_scheduler_steps");
+  auto row = good_row;
+  row.insert(row.size() - 1, ",10");
+  const auto points = parse(with_column + row);
+  ASSERT_TRUE(points.has_value()) << points.error();
+  engine_options o;
+  for (const auto& [spec, value] : points->front().options) spec->set(o, value);
+  EXPECT_EQ(o.scheduler.num_scheduler_steps, 10u);
+  auto zero = good_row;
+  zero.insert(zero.size() - 1, ",0");
+  const auto bad = parse(with_column + zero);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().find("field 'server_num_scheduler_steps'"), std::string::npos) << bad.error();
 }
 
 TEST(FidelityPoints, AnUnusableRowNeedsOnlyItsReason) {

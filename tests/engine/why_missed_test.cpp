@@ -72,6 +72,10 @@ TEST(WhyMissed, PartsAddUpOnRealTraces) {
     EXPECT_GT(tight.summary.preemptions, 0u);
     expect_parts_add_up(tight);
   }
+  // Multi-step scheduling streams tokens at the schedule's end: the parts still add up.
+  engine_options multi = h100("auto", "ttft=1,tpot=0.05");
+  multi.scheduler.num_scheduler_steps = 8;
+  expect_parts_add_up(run(multi, data + "/azure_conv_500.csv"));
   // With a client concurrency limit, the wait at the client stays outside the latencies.
   engine_options closed = h100("4GiB", "ttft=1");
   closed.max_concurrency = 4;

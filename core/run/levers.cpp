@@ -107,7 +107,7 @@ lever_advice advise(const slo_miss_tally& misses, const engine_options& o, doubl
   }
   const double memory_seconds = misses.seconds[index(miss_cause::kv_memory)] + misses.seconds[index(miss_cause::preemption)];
   if (memory_seconds == 0 && misses.requests[index(miss_cause::rejected)] == 0) {
-    a.kv_note = "The KV cache never held a request back (peak usage " + format_significant(100 * peak_usage, 3) +
+    a.kv_note = "No missed request waited for the KV cache (peak usage " + format_significant(100 * peak_usage, 3) +
                 " %): its policy and precision do not cause these misses.";
   }
   return a;

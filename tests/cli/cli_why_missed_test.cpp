@@ -10,22 +10,22 @@
 namespace kvscope::test {
 namespace {
 
-const std::vector<std::string> h100{"--model", "llama3-8b", "--gpu", "h100"};
+const std::vector<std::string> llama_on_h100{"--model", "llama3-8b", "--gpu", "h100"};
 
-process_result simulate(std::vector<std::string> extra) {
+process_result simulate_on_h100(std::vector<std::string> extra) {
   std::vector<std::string> argv{cli_path(), "simulate"};
-  argv.insert(argv.end(), h100.begin(), h100.end());
+  argv.insert(argv.end(), llama_on_h100.begin(), llama_on_h100.end());
   argv.insert(argv.end(), extra.begin(), extra.end());
   return run_process(argv);
 }
 
 TEST(CliWhyMissed, TheSummarySaysWhyAndWhatToTry) {
-  const auto r = simulate({"--load", "gen:rate=8,prompt=lognormal:1000:0.5,output=uniform:300:0.5,duration=60,seed=2",
+  const auto r = simulate_on_h100({"--load", "gen:rate=8,prompt=lognormal:1000:0.5,output=uniform:300:0.5,duration=60,seed=2",
                            "--budget", "1GiB", "--slo", "ttft=1,tpot=0.05", "--summary-json", "-", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"main_cause\": \"kv_memory\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"tune_space\": \"budget=1GiB,1.5GiB,2GiB,3GiB"), std::string::npos) << r.out;
-  const auto text = simulate({"--load", "gen:rate=8,prompt=lognormal:1000:0.5,output=uniform:300:0.5,duration=60,seed=2",
+  const auto text = simulate_on_h100({"--load", "gen:rate=8,prompt=lognormal:1000:0.5,output=uniform:300:0.5,duration=60,seed=2",
                               "--budget", "1GiB", "--slo", "ttft=1,tpot=0.05"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("queued for KV memory"), std::string::npos) << text.out;
@@ -34,14 +34,14 @@ TEST(CliWhyMissed, TheSummarySaysWhyAndWhatToTry) {
 
 TEST(CliWhyMissed, RateScaleRunsTheLoadFasterAndSaysSo) {
   const std::string load = data_path("azure_conv_500.csv");
-  const auto once = simulate({"--load", load, "--budget", "4GiB"});
-  const auto twice = simulate({"--load", load, "--budget", "4GiB", "--rate-scale", "2"});
+  const auto once = simulate_on_h100({"--load", load, "--budget", "4GiB"});
+  const auto twice = simulate_on_h100({"--load", load, "--budget", "4GiB", "--rate-scale", "2"});
   ASSERT_EQ(once.exit_code, 0) << once.err;
   ASSERT_EQ(twice.exit_code, 0) << twice.err;
   EXPECT_EQ(once.out.find("its arrival rate"), std::string::npos);
   EXPECT_NE(twice.out.find("at 2x its arrival rate (arrival times scaled, bursts kept)"), std::string::npos) << twice.out;
   EXPECT_NE(once.out, twice.out);
-  const auto bad = simulate({"--load", load, "--budget", "4GiB", "--rate-scale", "0"});
+  const auto bad = simulate_on_h100({"--load", load, "--budget", "4GiB", "--rate-scale", "0"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--rate-scale: expected a positive number"), std::string::npos) << bad.err;
 }
@@ -51,7 +51,7 @@ TEST(CliWhyMissed, ACapacityThatCannotBeHadIsSaidSoNotZero) {
   std::vector<std::string> argv{cli_path(), "tune", "--load", "gen:rate=0.5,prompt=fixed:7000,output=fixed:20,count=20,seed=3",
                                 "--budget", "8GiB", "--slo", "ttft=0.2", "--objective", "max:capacity_rps",
                                 "--space", "max-num-seqs=64,128"};
-  argv.insert(argv.end(), h100.begin(), h100.end());
+  argv.insert(argv.end(), llama_on_h100.begin(), llama_on_h100.end());
   const auto r = run_process(argv);
   EXPECT_NE(r.out.find("capacity    none: SLO attainment >= 0.99 (ttft=0.2) cannot be had at any rate: 100 % of the "
                        "requests miss even alone on an idle server"),

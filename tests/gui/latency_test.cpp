@@ -105,6 +105,19 @@ TEST(Latency, RequestTableHasARowPerRequestLiveAndFromTheCliCsv) {
   const double last = shown->index(shown->rowCount() - 1, 3).data(RequestTableModel::sortRole).toDouble();
   EXPECT_EQ(last, end->summary->service.latency.ttft_s.max);
 
+  // After 'reason', one column per latency part; a finished request's TTFT parts add up to its TTFT.
+  constexpr int first_part = 12;
+  ASSERT_EQ(table->model()->columnCount(), first_part + static_cast<int>(latency_part_columns.size()));
+  EXPECT_EQ(table->model()->headerData(first_part + 1, Qt::Horizontal, Qt::DisplayRole).toString(),
+            QStringLiteral("wait kv memory (ms)"));
+  for (int row = 0; row < table->model()->rowCount(); ++row) {
+    const double ttft = table->model()->index(row, 3).data(RequestTableModel::sortRole).toDouble();
+    if (ttft < 0) continue;  // rejected: no TTFT
+    double parts = 0;
+    for (int c = 0; c < 8; ++c) parts += table->model()->index(row, first_part + c).data(RequestTableModel::sortRole).toDouble();
+    EXPECT_NEAR(parts, ttft, 1e-9) << "row " << row;
+  }
+
   // The CLI's --requests CSV for the same run reads into the same number of rows.
   test::temp_dir dir;
   ASSERT_TRUE(write_session(dir.file("run.kvscope.json"), sessionWithSlo()));

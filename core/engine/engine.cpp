@@ -95,6 +95,9 @@ void engine::pull_arrivals() {
     clock_s_ = next_arrival_->arrival_s;
   }
   while (next_arrival_ && next_arrival_->arrival_s <= clock_s_) {
+    if (totals_.first_arrival_s < 0) totals_.first_arrival_s = next_arrival_->arrival_s;
+    totals_.last_arrival_s = next_arrival_->arrival_s;
+    totals_.step_seconds_by_last_arrival = totals_.step_seconds_sum;
     if (client_limit_ > 0) {
       client_queue_.push_back(std::move(*next_arrival_));
     } else {

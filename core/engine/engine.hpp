@@ -54,6 +54,11 @@ struct engine_totals {
   prefix_cache_stats prefix;
   std::uint64_t migrated_blocks = 0;
   double step_seconds_sum = 0;  // simulated time spent in steps (the clock also jumps idle gaps)
+  // The span the load arrived over and the step time spent in it: whether it outran the server
+  // (run/levers.hpp server_demand). first_arrival_s is -1 until a request arrived.
+  double first_arrival_s = -1;
+  double last_arrival_s = 0;
+  double step_seconds_by_last_arrival = 0;
   double exposure_sum = 0;       // attention_error_exposure summed over steps that attended KV
   std::uint64_t exposure_steps = 0;
   // Data mode: the attention error of every sampled sequence, whatever its levels.

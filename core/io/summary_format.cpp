@@ -100,6 +100,11 @@ void append_misses(std::string& out, const run_summary& s) {
                   seconds > 0 ? 100.0 * m.seconds[c] / seconds : 0.0);
     out += line;
   }
+  if (s.levers.overloaded) {
+    std::snprintf(line, sizeof line, "overloaded      %.4g s of steps for arrivals over %.4g s (%.3gx): the waits above are its backlog\n",
+                  s.demand.busy_s, s.demand.arrival_span_s, s.demand.ratio());
+    out += line;
+  }
   out += "lever           " + s.levers.advice + "\n";
   if (!s.levers.space.empty()) out += "  try           tune --space '" + s.levers.space + "'\n";
   if (!s.levers.kv_note.empty()) out += "note            " + s.levers.kv_note + "\n";

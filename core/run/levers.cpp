@@ -1,6 +1,7 @@
 #include "run/levers.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "util/number_text.hpp"
@@ -54,12 +55,61 @@ std::string memory_space(const engine_options& o) {
   return space;
 }
 
+// Says so when no missed request waited for the KV cache.
+void add_kv_note(lever_advice& a, const slo_miss_tally& misses, double peak_usage) {
+  const double memory_seconds = misses.seconds[index(miss_cause::kv_memory)] + misses.seconds[index(miss_cause::preemption)];
+  if (memory_seconds == 0 && misses.requests[index(miss_cause::rejected)] == 0) {
+    a.kv_note = "No missed request waited for the KV cache (peak usage " + format_significant(100 * peak_usage, 3) +
+                " %): its policy and precision do not cause these misses.";
+  }
+}
+
+// Causes that are the GPU's pace: under a sustained overload, waiting behind others' prefills or
+// sharing steps with them is the backlog's doing, and no scheduling setting removes the backlog.
+// Waits for memory or batch slots stay theirs: raising those limits raises throughput.
+bool paced_by_compute(miss_cause c) noexcept {
+  return c == miss_cause::behind_prefills || c == miss_cause::prefill_interference || c == miss_cause::own_work;
+}
+
+void advise_overload(lever_advice& a, const engine_options& o, const server_demand& d) {
+  const double ratio = d.ratio();
+  a.overloaded = true;
+  a.advice = "The load outruns this server: its steps took " + format_significant(d.busy_s, 4) +
+             " s for requests that arrived over " + format_significant(d.arrival_span_s, 4) + " s (" +
+             format_significant(ratio, 3) +
+             "x), so requests queue behind a backlog that only grows; no scheduling or cache setting removes it. "
+             "Just keeping up takes under " + format_significant(100 / ratio, 3) +
+             " % of its rate (meeting the SLOs, less: tune --objective max:capacity_rps finds the rate), " +
+             std::to_string(static_cast<std::uint64_t>(std::ceil(ratio))) +
+             " or more replicas, or more tensor-parallel GPUs or a faster GPU.";
+  const std::uint64_t tp = o.tensor_parallel;
+  a.space = "tp=" + list({tp, 2 * tp, 4 * tp});
+}
+
 }  // namespace
 
-lever_advice advise(const slo_miss_tally& misses, const engine_options& o, double peak_usage) {
+double server_demand::ratio() const noexcept {
+  return arrival_span_s > 0 ? busy_s / arrival_span_s : NAN;
+}
+
+bool server_demand::overloaded() const noexcept {
+  return arrival_span_s > 0 && ratio() >= 1.1 && busy_while_arriving_s >= 0.95 * arrival_span_s;
+}
+
+std::string_view main_cause_key(const lever_advice& advice) noexcept {
+  return advice.overloaded ? std::string_view("overloaded") : key_of(advice.cause);
+}
+
+lever_advice advise(const slo_miss_tally& misses, const engine_options& o, double peak_usage,
+                    const server_demand& demand) {
   lever_advice a;
   if (misses.missed == 0) return a;
   a.cause = main_cause(misses);
+  if (paced_by_compute(a.cause) && demand.overloaded()) {
+    advise_overload(a, o, demand);
+    add_kv_note(a, misses, peak_usage);
+    return a;
+  }
   const std::uint32_t chunk = o.scheduler.max_num_batched_tokens;
   const std::uint32_t seqs = o.scheduler.max_num_seqs;
   switch (a.cause) {
@@ -105,11 +155,7 @@ lever_advice advise(const slo_miss_tally& misses, const engine_options& o, doubl
       a.space = budgets(o.budget_bytes);
       break;
   }
-  const double memory_seconds = misses.seconds[index(miss_cause::kv_memory)] + misses.seconds[index(miss_cause::preemption)];
-  if (memory_seconds == 0 && misses.requests[index(miss_cause::rejected)] == 0) {
-    a.kv_note = "No missed request waited for the KV cache (peak usage " + format_significant(100 * peak_usage, 3) +
-                " %): its policy and precision do not cause these misses.";
-  }
+  add_kv_note(a, misses, peak_usage);
   return a;
 }
 

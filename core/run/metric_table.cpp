@@ -181,6 +181,8 @@ const std::vector<summary_metric>& summaries() {
       KV_SERVICE(goodput_rps, "requests/s", "Finished requests per second that met every SLO (DistServe)", higher),
       KV_SERVICE(slo_attainment, "", "Share of finished and rejected requests that met every SLO", higher),
       KV_SERVICE(recomputed_tokens, "tokens", "Tokens computed again after preemptions", lower),
+      summary_metric{{"load_demand", "", "Step time the run took / the span its requests arrived over (above 1: more GPU time than the load lasts; null: all arrived at once)", lower},
+                     [](const run_summary& s) -> metric_value { return s.demand.ratio(); }},
       summary_metric{{"slo_misses.missed", "requests", "Requests that missed an SLO or were rejected (0 with no SLO)", lower},
                      [](const run_summary& s) -> metric_value { return s.service.misses.missed; }},
       KV_MISS(infeasible_alone, "would miss even alone on an idle server"),
@@ -192,9 +194,9 @@ const std::vector<summary_metric>& summaries() {
       KV_MISS(migration, "re-quantization in its decode steps"),
       KV_MISS(own_work, "its own prefill and batched decode"),
       KV_MISS(rejected, "rejected, never served"),
-      summary_metric{{"slo_misses.main_cause", "", "The cause that explains most misses (empty: none missed)", neither},
+      summary_metric{{"slo_misses.main_cause", "", "The cause that explains most misses, or overloaded (empty: none missed)", neither},
                      [](const run_summary& s) -> metric_value {
-                       return s.service.misses.missed ? std::string(key_of(s.levers.cause)) : std::string();
+                       return s.service.misses.missed ? std::string(main_cause_key(s.levers)) : std::string();
                      }},
       summary_metric{{"slo_misses.lever", "", "Which options act on the main cause, and how", neither},
                      [](const run_summary& s) -> metric_value { return s.levers.advice; }},

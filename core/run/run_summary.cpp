@@ -52,7 +52,10 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
     if (e.options().tensor_parallel > 1) s.budget_note += ", x" + std::to_string(e.options().tensor_parallel) + " GPUs";
   }
   s.service = e.outcomes().summary(s.sim_seconds, e.setup().slo);
-  s.levers = advise(s.service.misses, e.options(), s.peak_usage);
+  s.demand.busy_s = t.step_seconds_sum;
+  s.demand.arrival_span_s = t.first_arrival_s < 0 ? 0 : t.last_arrival_s - t.first_arrival_s;
+  s.demand.busy_while_arriving_s = t.step_seconds_by_last_arrival;
+  s.levers = advise(s.service.misses, e.options(), s.peak_usage, s.demand);
   s.attention_error_exposure =
       t.exposure_steps ? t.exposure_sum / static_cast<double>(t.exposure_steps) : 0;
   s.attention_error_measured = relative(t.attention_squared_error_all, t.attention_squared_reference_all);

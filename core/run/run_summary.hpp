@@ -49,7 +49,8 @@ struct run_summary {
   // How --budget auto chose the budget ("" when it was given): usable memory, weights, reserve.
   std::string budget_note;
   outcome_summary service;
-  lever_advice levers;  // what to change for the SLO misses (empty when nothing missed)
+  server_demand demand;  // the load's GPU time against the span it arrived over
+  lever_advice levers;   // what to change for the SLO misses (empty when nothing missed)
   double attention_error_exposure = 0;    // mean over steps that attended KV
   double attention_error_measured = NAN;  // data mode: pooled relative L2 of sampled sequences
 };

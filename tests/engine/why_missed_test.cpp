@@ -137,6 +137,42 @@ TEST(WhyMissed, APromptLongerThanTheTtftSloAllowsIsInfeasibleAlone) {
   EXPECT_EQ(misses(loose, miss_cause::infeasible_alone), 0u);
 }
 
+// Long prompts arriving faster than an H100 can prefill them: the backlog grows for the whole
+// load. The report says the load outruns the server (not the token budget), and more GPUs help.
+TEST(WhyMissed, ALoadBeyondTheServerIsOverloaded) {
+  const std::string load = "gen:rate=6,prompt=lognormal:6000:0.5,output=uniform:50:0.5,duration=60,seed=4";
+  engine_options o = h100("auto", "ttft=2,tpot=0.1");
+  const outcome before = run(o, load);
+  expect_parts_add_up(before);
+  EXPECT_TRUE(before.summary.levers.overloaded);
+  EXPECT_GT(before.summary.demand.ratio(), 1.1);
+  EXPECT_EQ(before.summary.levers.space, "tp=1,2,4");
+  EXPECT_NE(before.summary.levers.advice.find("outruns this server"), std::string::npos);
+  // What the scheduler's lever would try does not lift it; the capacity lever does.
+  engine_options larger_chunk = o;
+  larger_chunk.scheduler.max_num_batched_tokens = 4 * o.scheduler.max_num_batched_tokens;
+  EXPECT_LT(attainment(run(larger_chunk, load)), attainment(before) + 0.05);
+  o.tensor_parallel = 4;
+  const outcome after = run(o, load);
+  EXPECT_GT(attainment(after), attainment(before) + 0.5);
+  EXPECT_FALSE(after.summary.levers.overloaded);
+}
+
+// The Mooncake sample's long prompts at its own rate: more GPU time than the load lasts.
+TEST(WhyMissed, TheMooncakeSampleIsOverloadedOnOneH100) {
+  const outcome r = run(h100("auto", "ttft=2,tpot=0.1"), std::string(KVSCOPE_TEST_DATA_DIR) + "/mooncake_200.jsonl");
+  EXPECT_TRUE(r.summary.levers.overloaded);
+  EXPECT_GT(r.summary.demand.ratio(), 1.1);
+}
+
+// Every request at once is a burst, not a rate: no span to outrun, so never "overloaded".
+TEST(WhyMissed, ABurstAtOnceIsNotCalledOverloaded) {
+  const outcome r = run(h100("auto", "ttft=0.5,tpot=0.05"), "gen:concurrency=200,prompt=fixed:4000,output=fixed:50,count=200,seed=1");
+  EXPECT_GT(r.summary.service.misses.missed, 0u);
+  EXPECT_FALSE(r.summary.levers.overloaded);
+  EXPECT_TRUE(std::isnan(r.summary.demand.ratio()));
+}
+
 TEST(WhyMissed, NothingMissedNothingToSay) {
   const outcome r = run(h100("8GiB", "ttft=10,tpot=1"), "gen:rate=2,prompt=fixed:100,output=fixed:20,count=20,seed=3");
   EXPECT_EQ(r.summary.service.misses.missed, 0u);

@@ -57,6 +57,22 @@ std::string score_text(const tune_problem& p, const tune_score& s) {
   return out;
 }
 
+// Said when the chosen EWMA policy never changed level in the run scored: its thresholds were
+// never exercised, so the search could not tell them apart and the policy does not matter here.
+void print_policy_note(const run_description& chosen_run, const tune_score& s, bool capacity) {
+  if (chosen_run.options.policy.family != policy_family::ewma) return;
+  double transitions = NAN, peak = NAN;
+  for (const auto& [key, value] : s.figures) {
+    if (key == "transitions_per_hour") transitions = value;
+    if (key == "peak_usage") peak = value;
+  }
+  if (transitions != 0 || std::isnan(peak)) return;
+  std::cout << "note        the chosen policy never changed level" << (capacity ? " at capacity" : "")
+            << " (KV usage peaked at " << number(100 * peak)
+            << " %): its thresholds were never exercised, so configs that differ only in thresholds above that "
+               "peak score alike, and the KV policy does not matter at this load\n";
+}
+
 int run_tune(const tune_options& o) {
   tune_problem problem;
   auto goal = parse_objectives(o.objective, "--objective");
@@ -183,6 +199,7 @@ int run_tune(const tune_options& o) {
     }
     std::cout << '\n';
   }
+  print_policy_note(config_run(*base, chosen), result.score, capacity);
   if (!result.feasible) {
     print_error("no config of the space meets the constraints; the closest is shown above, nothing written");
     return exit_runtime_failure;

@@ -76,6 +76,7 @@ std::string encode_result(const tune_score& s, std::uint64_t runs) {
   w.u64(0);
   w.u64(runs);
   w.f64(s.objective);
+  w.f64(s.objective_high);
   w.u64(s.constraint_values.size());
   for (const double v : s.constraint_values) w.f64(v);
   w.text(s.detail);
@@ -126,6 +127,7 @@ std::uint64_t decode_result(const message& m, tune_score& score) {
   const std::uint64_t runs = r.u64();
   if (status != 0) throw std::runtime_error("rank " + std::to_string(m.source) + ": " + r.text());
   score.objective = r.f64();
+  score.objective_high = r.f64();
   score.constraint_values.resize(static_cast<std::size_t>(r.u64()));
   for (double& v : score.constraint_values) v = r.f64();
   score.detail = r.text();

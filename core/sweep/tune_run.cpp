@@ -18,7 +18,7 @@ namespace {
 // What a capacity planner reads of a run beside the objective and the constraints.
 constexpr std::string_view figure_keys[] = {"goodput_rps",        "slo_attainment",     "attention_error_exposure",
                                             "latency.ttft_s.p99", "latency.tpot_s.p99", "preemptions",
-                                            "transitions_per_hour"};
+                                            "transitions_per_hour", "peak_usage"};
 
 tune_score score_of(const tune_problem& problem, const run_summary& summary, double objective) {
   tune_score score;
@@ -112,6 +112,7 @@ tune_evaluator make_tune_evaluator(const run_description& base, const tune_probl
           },
           options.capacity);
       scores[i] = score_of(problem, at_capacity, found.low * options.load_rate);
+      scores[i].objective_high = found.high * options.load_rate;
       scores[i].infeasible_share = alone.share();
       // No rate passed: nothing was measured at capacity, so no constraint is known to hold.
       if (best_factor == 0) {

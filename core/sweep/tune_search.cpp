@@ -1,9 +1,12 @@
 #include "sweep/tune_search.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
+#include <string_view>
 
 namespace kvscope {
 namespace {
@@ -103,6 +106,29 @@ std::vector<grid_point> neighbours(const tune_problem& p, const grid_point& at) 
   return points;
 }
 
+// The bracket's upper end, or the objective itself when it is exact.
+double upper(const tune_score& s) noexcept { return std::isnan(s.objective_high) ? s.objective : s.objective_high; }
+
+// Equal objectives, or capacity brackets that overlap.
+bool ties(const tune_score& a, const tune_score& b) noexcept {
+  if (a.objective == b.objective) return true;
+  return a.objective <= upper(b) && b.objective <= upper(a);
+}
+
+// A figure of the run scored; NaN when it was not measured.
+double figure(const tune_score& s, std::string_view key) noexcept {
+  for (const auto& [k, v] : s.figures) {
+    if (k == key) return v;
+  }
+  return NAN;
+}
+
+// -1 when a's figure is smaller (NaN counts as the largest), 1 when larger, 0 when equal.
+int compare_lower(double a, double b) noexcept {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) == std::isnan(b) ? 0 : (std::isnan(a) ? 1 : -1);
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
 }  // namespace
 
 std::size_t grid_size(const tune_problem& problem) {
@@ -147,6 +173,11 @@ bool ranks_before(const tune_problem& problem, const tune_score& a, std::size_t 
   const bool fa = feasible(problem, a), fb = feasible(problem, b);
   if (fa != fb) return fa;
   if (fa) {
+    if (ties(a, b)) {
+      for (const std::string_view key : {"attention_error_exposure", "transitions_per_hour"}) {
+        if (const int c = compare_lower(figure(a, key), figure(b, key)); c != 0) return c < 0;
+      }
+    }
     if (better(problem.goal, a.objective, b.objective)) return true;
     if (better(problem.goal, b.objective, a.objective)) return false;
   } else {
@@ -169,21 +200,25 @@ tune_result tune_search(const tune_problem& problem, tune_method method, const t
   grid_point current(problem.axes.size());
   for (std::size_t a = 0; a < problem.axes.size(); ++a) current[a] = (problem.axes[a].values.size() - 1) / 2;
   state.evaluate({current});
+  // Points left behind: a move back to one would be a cycle of bracket ties.
+  std::set<std::size_t> left{};
+  const auto move_to = [&](const grid_point& best) {
+    if (best == current || left.count(grid_index(problem, best))) return false;
+    left.insert(grid_index(problem, current));
+    current = best;
+    return true;
+  };
   for (;;) {
     bool moved = false;
     for (std::size_t a = 0; a < problem.axes.size(); ++a) {
       const auto points = line(problem, current, a);
       state.evaluate(points);
-      const auto best = state.best_of(current, points);
-      moved = moved || best != current;
-      current = best;
+      moved = move_to(state.best_of(current, points)) || moved;
     }
     if (moved) continue;
     const auto around = neighbours(problem, current);
     state.evaluate(around);
-    const auto best = state.best_of(current, around);
-    if (best == current) break;
-    current = best;
+    if (!move_to(state.best_of(current, around))) break;
   }
   return std::move(state).result(current);
 }

@@ -3,14 +3,18 @@
 // them (sweep/tune_run.hpp) or, in tests, a formula.
 //
 // Ranking: a config meeting every constraint beats one that does not; among those that do, the
-// better objective wins; among those that do not, the smaller total violation (a config that
-// cannot run is the worst); ties go to the lower grid index. `grid` evaluates every config. `descent` does coordinate descent over the
+// better objective wins unless the two tie (equal, or a capacity search's brackets overlap: the
+// search cannot tell them apart), when less attention error wins, then fewer level transitions;
+// among those that do not, the smaller total violation (a config that cannot run is the worst);
+// last, the lower grid index. Bracket ties are not transitive, so descent never returns to a
+// point it has left. `grid` evaluates every config. `descent` does coordinate descent over the
 // grid, starting at its centre: it evaluates the whole line of each axis through the current
 // best and moves to the best on it, axis after axis, until a round moves nowhere; then it tries
 // the neighbours one step away along one or two axes, and starts again from any better one.
 // Every config is run once at most (results are cached), so it never costs more than the grid;
 // on monotone-ish spaces it finds the grid's answer in about the sum of the axis lengths times
 // a few rounds instead of their product.
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -30,6 +34,9 @@ struct tune_problem {
 
 struct tune_score {
   double objective = 0;
+  // A capacity search's bracket above `objective`: the lowest rate that failed (infinity when
+  // none did). NaN when the objective is exact.
+  double objective_high = NAN;
   std::vector<double> constraint_values;  // in the problem's constraint order
   std::string detail;  // how the objective was found, for people (a capacity search's bracket)
   std::string invalid;  // why the config cannot run (then it was not run and is never feasible)

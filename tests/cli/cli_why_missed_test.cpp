@@ -60,5 +60,38 @@ TEST(CliWhyMissed, ACapacityThatCannotBeHadIsSaidSoNotZero) {
   EXPECT_EQ(r.out.find("capacity    0 requests/s"), std::string::npos) << r.out;
 }
 
+// The Mooncake sample on one H100: the load needs more GPU time than it lasts. The summary says
+// so and offers capacity, not the token budget, as the lever.
+TEST(CliWhyMissed, AnOverloadedRunSaysSoAndOffersCapacity) {
+  const auto r = simulate_on_h100({"--load", data_path("mooncake_200.jsonl"), "--budget", "auto", "--slo",
+                                   "ttft=2,tpot=0.1", "--summary-json", "-", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"main_cause\": \"overloaded\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"tune_space\": \"tp=1,2,4\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"load_demand\": "), std::string::npos) << r.out;
+  const auto text = simulate_on_h100({"--load", data_path("mooncake_200.jsonl"), "--budget", "auto", "--slo", "ttft=2,tpot=0.1"});
+  EXPECT_NE(text.out.find("\noverloaded      "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("The load outruns this server"), std::string::npos) << text.out;
+}
+
+// A tune whose chosen policy never changed level says its thresholds were never exercised; one
+// whose cache filled does not.
+TEST(CliWhyMissed, TuneSaysWhenThePolicyWasNeverExercised) {
+  const auto tune = [](const std::string& budget) {
+    std::vector<std::string> argv{cli_path(), "tune", "--load", data_path("azure_conv_500.csv"), "--budget", budget,
+                                  "--slo", "ttft=1,tpot=0.05", "--space", "q8_threshold=0.5,0.7", "--objective",
+                                  "max:goodput_rps"};
+    argv.insert(argv.end(), llama_on_h100.begin(), llama_on_h100.end());
+    return run_process(argv);
+  };
+  const auto roomy = tune("auto");
+  ASSERT_EQ(roomy.exit_code, 0) << roomy.err;
+  EXPECT_NE(roomy.out.find("note        the chosen policy never changed level (KV usage peaked at "), std::string::npos)
+      << roomy.out;
+  const auto tight = tune("1GiB");
+  ASSERT_EQ(tight.exit_code, 0) << tight.err;
+  EXPECT_EQ(tight.out.find("never changed level"), std::string::npos) << tight.out;
+}
+
 }  // namespace
 }  // namespace kvscope::test

@@ -119,3 +119,52 @@ TEST(TuneSearch, NoAxesIsOneConfig) {
 
 }  // namespace
 }  // namespace kvscope
+
+namespace kvscope {
+namespace {
+
+tune_score bracketed(double low, double high, double error, double transitions) {
+  tune_score s;
+  s.objective = low;
+  s.objective_high = high;
+  s.figures = {{"attention_error_exposure", error}, {"transitions_per_hour", transitions}};
+  return s;
+}
+
+// Capacities whose brackets overlap cannot be told apart: less attention error wins, then fewer
+// transitions; a clearly higher capacity still wins whatever its error.
+TEST(TuneSearch, BracketTiesGoToLessErrorThenFewerTransitions) {
+  const auto p = problem_of({3}, {"capacity_rps", direction::maximize});
+  const tune_score high_error = bracketed(5.0, 5.05, 0.04, 10);
+  const tune_score low_error = bracketed(4.98, 5.03, 0.01, 50);
+  EXPECT_TRUE(ranks_before(p, low_error, 1, high_error, 0));
+  EXPECT_FALSE(ranks_before(p, high_error, 0, low_error, 1));
+  const tune_score same_error_fewer = bracketed(4.99, 5.04, 0.01, 5);
+  EXPECT_TRUE(ranks_before(p, same_error_fewer, 2, low_error, 1));
+  const tune_score clearly_higher = bracketed(5.2, 5.25, 0.09, 100);
+  EXPECT_TRUE(ranks_before(p, clearly_higher, 2, low_error, 1));
+  // Exact objectives tie only when equal.
+  tune_score a = score(5.0), b = score(5.0);
+  a.figures = {{"attention_error_exposure", 0.05}};
+  b.figures = {{"attention_error_exposure", 0.02}};
+  EXPECT_TRUE(ranks_before(p, b, 1, a, 0));
+  b.objective = 4.999;
+  EXPECT_FALSE(ranks_before(p, b, 1, a, 0));
+}
+
+// A chain of overlapping brackets whose errors rise with the capacity is not a strict order
+// (each point ties its neighbours and wins on error, yet loses to points two steps up): descent
+// must still stop, each config run once, near the top.
+TEST(TuneSearch, DescentStopsOnAChainOfBracketTies) {
+  const auto p = problem_of({9}, {"capacity_rps", direction::maximize});
+  formula f{[](const grid_point& x) {
+    const double low = 5 + 0.03 * double(x[0]);
+    return bracketed(low, low + 0.05, 0.01 * double(x[0]), 0);
+  }};
+  const auto descent = tune_search(p, tune_method::descent, f.evaluator());
+  EXPECT_EQ(f.calls, 9u);
+  EXPECT_GE(descent.score.objective, 5 + 0.03 * 8 - 0.05 - 1e-12);  // ties the best's bracket
+}
+
+}  // namespace
+}  // namespace kvscope

@@ -71,7 +71,7 @@ void EngineOptionsBox::buildChoices() {
   }
   model_->setToolTip(tr("The model whose KV cache is simulated (its layers, KV heads and head size)"));
   // No GPU: steps take the linear timing model's time. A GPU: the roofline model on its
-  // datasheet numbers, so latencies and goodput are that GPU's (docs/timing.md).
+  // datasheet numbers, so latencies and goodput are that GPU's (docs/timing-model.md).
   gpu_ = new QComboBox;
   gpu_->setObjectName(QStringLiteral("gpu"));
   gpu_->addItem(tr("none (linear timing)"), QString());

@@ -31,7 +31,7 @@ struct logged_command {
   runner_command command;
 };
 
-struct engine_snapshot;  // engine/snapshot.hpp
+struct engine_snapshot;  // run/snapshot.hpp
 
 // What a front end needs from a running engine. Both calls return at once: a front end never
 // waits on the engine, and the engine never waits on a front end.

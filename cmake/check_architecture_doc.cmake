@@ -1,0 +1,23 @@
+# Fails when a file of core/io, core/model, core/engine or core/run is not named (`stem`, in
+# backticks) in docs/ARCHITECTURE.md's "owns" table: a newcomer reads that table to find a file.
+# Run by ctest as `architecture_doc`: cmake -DROOT=<repository> -P check_architecture_doc.cmake
+file(READ ${ROOT}/docs/ARCHITECTURE.md doc)
+set(missing "")
+foreach(folder io model engine run)
+  file(GLOB sources RELATIVE ${ROOT}/core/${folder} ${ROOT}/core/${folder}/*.hpp ${ROOT}/core/${folder}/*.cpp)
+  set(stems "")
+  foreach(source ${sources})
+    string(REGEX REPLACE "\\.[^.]+$" "" stem "${source}")
+    list(APPEND stems ${stem})
+  endforeach()
+  list(REMOVE_DUPLICATES stems)
+  foreach(stem ${stems})
+    string(FIND "${doc}" "`${stem}`" at)
+    if(at EQUAL -1)
+      string(APPEND missing "  core/${folder}/${stem}: not named in docs/ARCHITECTURE.md (write `${stem}` in its folder's row)\n")
+    endif()
+  endforeach()
+endforeach()
+if(missing)
+  message(FATAL_ERROR "docs/ARCHITECTURE.md does not name every file it should:\n${missing}")
+endif()

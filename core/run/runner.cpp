@@ -173,13 +173,7 @@ void runner::publish(bool force) {
   publish_pending_ = false;
   last_publish_ = now;
   auto snapshot = std::make_shared<engine_snapshot>();
-  snapshot->step = engine_->steps_done();
-  snapshot->sim_time_s = engine_->sim_time_s();
-  snapshot->finished = engine_->finished();
-  snapshot->latest = engine_->last_metrics();
-  snapshot->policy = engine_->policy().config();
-  snapshot->policy_now = engine_->policy().state();
-  snapshot->budget_bytes = engine_->cache().pool().budget_bytes();
+  fill_from_engine(*snapshot, *engine_);
   if (force || !pool_ || now >= next_pool_) {
     // Its cost grows with the pool (a 262,144-frame pool is ~20 MB to fill): space them so
     // they take at most pool_view_share of the engine's time, and never more often than
@@ -214,12 +208,6 @@ void runner::publish(bool force) {
   snapshot->command_log = log_;
   snapshot->playing = playing_.load(std::memory_order_acquire);
   snapshot->summary = std::make_shared<const run_summary>(summarize(*engine_, {}, stepping_seconds_));
-  const auto& rejected = engine_->rejected();
-  snapshot->rejected_total = rejected.size();
-  snapshot->rejected_by_cause = engine_->rejected_by_cause();
-  snapshot->recent_rejections.assign(
-      rejected.end() - static_cast<std::ptrdiff_t>(std::min(rejected.size(), recent_rejections_capacity)),
-      rejected.end());
   snapshot->error = error_;
   {
     std::unique_lock swap_lock(latest_mutex_, std::try_to_lock);

@@ -37,7 +37,7 @@ struct engine_snapshot {
   std::vector<logged_command> command_log;  // every command applied so far, oldest first
   bool playing = false;                     // the runner is stepping on its own
   // The run so far as summarize() reports it (totals, peaks, measured quality), filled by the
-  // runner; its wall_seconds is the time the engine spent stepping. Null from engine::snapshot().
+  // runner and the tour; its wall_seconds is the time the engine spent stepping.
   std::shared_ptr<const run_summary> summary;
   // Requests the engine refused because they can never fit (engine::rejected()): how many,
   // and the newest of them with their reasons (at most recent_rejections_capacity, oldest
@@ -84,5 +84,12 @@ struct engine_snapshot {
 
 inline constexpr std::size_t recent_metrics_capacity = 1 << 16;
 inline constexpr std::size_t recent_rejections_capacity = 8;
+
+class engine;  // engine/engine.hpp
+
+// Sets what a snapshot reads straight off the engine — step, time, finished, latest metrics,
+// policy, budget and rejections — for the runner and the tour alike. The pool view, the step and
+// request chunks, the summary and the command log are the publisher's to fill.
+void fill_from_engine(engine_snapshot& s, const engine& e);
 
 }  // namespace kvscope

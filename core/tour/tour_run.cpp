@@ -80,14 +80,8 @@ std::shared_ptr<const engine_snapshot> snapshot_of(const engine& e, std::vector<
                                                    std::vector<std::shared_ptr<const std::vector<step_metrics>>>& chunks,
                                                    const std::string& load) {
   auto s = std::make_shared<engine_snapshot>();
-  s->step = e.steps_done();
-  s->sim_time_s = e.sim_time_s();
-  s->finished = e.finished();
-  s->latest = e.last_metrics();
+  fill_from_engine(*s, e);
   s->pool = std::make_shared<const pool_view>(e.view_pool());
-  s->policy = e.policy().config();
-  s->policy_now = e.policy().state();
-  s->budget_bytes = e.cache().pool().budget_bytes();
   s->summary = std::make_shared<const run_summary>(summarize(e, load, 0));
   if (!fresh.empty()) chunks.push_back(std::make_shared<const std::vector<step_metrics>>(fresh));
   s->recent_chunks = chunks;

@@ -66,7 +66,7 @@ void EngineOptionsBox::buildChoices() {
     model_->setItemData(model_->count() - 1,
                         tr("%1 layers × %2 KV heads × head dim %3: %4 KiB of fp16 K/V per token")
                             .arg(m.shape.layers).arg(m.shape.kv_heads).arg(m.shape.head_dim)
-                            .arg(static_cast<double>(m.shape.values_per_token() * 2) / 1024.0, 0, 'f', 1),
+                            .arg(static_cast<double>(m.shape.fp16_bytes_per_token()) / 1024.0, 0, 'f', 1),
                         Qt::ToolTipRole);
   }
   model_->setToolTip(tr("The model whose KV cache is simulated (its layers, KV heads and head size)"));
@@ -145,7 +145,7 @@ void EngineOptionsBox::updateHint() {
     budgetHint_->setText(tr("<span style='color:#c0392b'>not a size</span>"));
     return;
   }
-  const std::uint64_t frame = shape->values_per_token() * 2 * blockSize();
+  const std::uint64_t frame = shape->frame_bytes(blockSize());
   budgetHint_->setText(tr("≈ %1 frames of %2 (one fp16 block of %3 tokens each)")
                            .arg(*budget / frame)
                            .arg(QString::fromStdString(format_byte_size(frame)))

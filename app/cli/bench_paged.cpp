@@ -32,7 +32,7 @@ struct paged_options {
 
 // Just enough budget for every block at `tier`, scales included.
 std::uint64_t budget_for(const paged_options& opt, precision tier, const model_shape& shape) {
-  const std::uint64_t frame = std::uint64_t{opt.block_size} * shape.values_per_token() * 2;
+  const std::uint64_t frame = shape.frame_bytes(opt.block_size);
   const std::uint64_t blocks =
       std::uint64_t{opt.seqs} * ((opt.tokens + opt.block_size - 1) / opt.block_size);
   const std::uint64_t frames = (blocks + slots_per_frame(tier) - 1) / slots_per_frame(tier);

@@ -16,6 +16,7 @@
 #include "io/policy_file.hpp"
 #include "policy/policy_controller.hpp"
 #include "util/quote_text.hpp"
+#include "util/trim.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -26,12 +27,9 @@ struct policy_options {
   std::string input_path;
 };
 
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r");
-  return s.substr(first, last - first + 1);
-}
+
+// A line without blanks at either end, CR included.
+std::string_view trim_line(std::string_view s) { return trim(s, " \t\r"); }
 
 int run_policy(const policy_options& opt) {
   policy_config config;
@@ -74,7 +72,7 @@ int run_policy(const policy_options& opt) {
   long line_no = 0;
   while (std::getline(*in, line)) {
     ++line_no;
-    const std::string_view text = trim(line);
+    const std::string_view text = trim_line(line);
     if (text.empty() || text.front() == '#') continue;  // blank lines and comments carry nothing
     double pressure = 0;
     const auto [end, ec] = fast_float::from_chars(text.data(), text.data() + text.size(), pressure);

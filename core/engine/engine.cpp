@@ -26,7 +26,7 @@ engine::engine(const engine_options& options, std::unique_ptr<request_source> lo
 engine::engine(engine_setup setup, std::unique_ptr<request_source> load)
     : setup_(std::move(setup)),
       shape_(shape_of(setup_.model)),
-      pricing_(setup_, shape_.values_per_token() * 2),
+      pricing_(setup_, shape_.fp16_bytes_per_token()),
       load_(std::move(load)),
       policy_(setup_.options.policy) {
   const engine_options& o = setup_.options;
@@ -362,7 +362,7 @@ engine::measured_step engine::measure_work(const step_plan& plan) const {
     w.kv_bytes_read_by_level[l] = references[l] * cache_->pool().layout(p).total_bytes();
     w.kv_token_reads_by_level[l] = references[l] * setup_.options.block_size;
   }
-  w.kv_bytes_written = w.tokens * shape_.values_per_token() * 2;  // new tokens land at fp16
+  w.kv_bytes_written = w.tokens * shape_.fp16_bytes_per_token();  // new tokens land at fp16
   return m;
 }
 

@@ -2,12 +2,12 @@
 
 #include <cstdio>
 #include <cstring>
-#include <charconv>
 #include <cmath>
 #include <limits>
 
 #include "load/numbers.hpp"
 #include "load/request.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
@@ -15,12 +15,6 @@ namespace {
 constexpr std::string_view known_keys =
     "rate, burstiness, concurrency, prompt, output, duration, count, seed, prefix_groups, prefix_len, "
     "prefix_zipf, block";
-
-std::string shortest(double v) {
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc{} ? std::string(buf, end) : std::string("?");
-}
 
 std::string problem(std::string_view key, std::string_view value, std::string_view what) {
   return "gen spec: " + std::string(key) + "='" + std::string(value) + "': " + std::string(what);

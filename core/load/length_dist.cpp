@@ -1,20 +1,14 @@
 #include "load/length_dist.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <vector>
 
 #include "load/numbers.hpp"
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
-
-std::string shortest(double v) {
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc{} ? std::string(buf, end) : std::string("?");
-}
 
 std::vector<std::string_view> split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;

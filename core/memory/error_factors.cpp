@@ -19,7 +19,7 @@ std::array<double, 4> measure_attention_error_factors(const model_shape& shape,
     config.pool.block_size = block_size;
     // Room for every sequence at fp16, plus the scales' side table and a margin.
     config.pool.budget_bytes =
-        (std::uint64_t{blocks} * sequences + 8) * block_size * shape.values_per_token() * 2 * 11 / 10;
+        (std::uint64_t{blocks} * sequences + 8) * shape.frame_bytes(block_size) * 11 / 10;
     config.pool.mode = payload_mode::data;
     config.tail_tokens = 0;
     paged_cache cache(config);

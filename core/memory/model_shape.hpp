@@ -20,11 +20,11 @@ struct model_shape {
   // Values one token keeps in the cache: K and V of every layer and head.
   // In 64 bits throughout: `2 * layers` in 32 would wrap for a hostile layer count.
   std::uint64_t values_per_token() const noexcept { return 2 * std::uint64_t{layers} * head_values(); }
+  // Bytes one token keeps at fp16 (2 bytes a value): what a new token writes.
+  std::uint64_t fp16_bytes_per_token() const noexcept { return values_per_token() * 2; }
   // Bytes of one fp16 block of `block_size` tokens: one frame of the block pool. Exact for any
   // shape a model file may give (model_config bounds it) and a block_size below 2^16.
-  std::uint64_t frame_bytes(std::uint64_t block_size) const noexcept {
-    return block_size * values_per_token() * 2;
-  }
+  std::uint64_t frame_bytes(std::uint64_t block_size) const noexcept { return block_size * fp16_bytes_per_token(); }
 
   friend bool operator==(const model_shape&, const model_shape&) = default;
 };

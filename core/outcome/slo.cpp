@@ -4,21 +4,11 @@
 
 #include "load/numbers.hpp"
 #include "util/number_text.hpp"
+#include "util/trim.hpp"
 
 namespace kvscope {
 namespace {
 
-std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-std::string shortest_text(double v) {
-  std::string out;
-  append_shortest(out, v);
-  return out;
-}
 
 unexpected<std::string> slo_error(std::string_view what) {
   return unexpected{"slo: " + std::string(what)};
@@ -63,7 +53,7 @@ std::optional<std::string> implausible_latency_limit(std::string_view metric, do
   const bool per_token = metric == "tpot" || metric == "itl";
   const double most = per_token ? max_plausible_token_latency_s : max_plausible_request_latency_s;
   if (!(seconds > most)) return std::nullopt;
-  return shortest_text(seconds) + " s is more than " + shortest_text(most) + " s, implausible for " + what +
+  return shortest(seconds) + " s is more than " + shortest(most) + " s, implausible for " + what +
          "; limits are in seconds";
 }
 
@@ -75,8 +65,8 @@ std::vector<std::string> slo_unit_warnings(const slo_spec& slo) {
     if (!*limit) continue;
     if (auto why = implausible_latency_limit(key, **limit)) {
       const std::string item = std::string(key) + "=";
-      out.push_back("slo: '" + item + shortest_text(**limit) + "': " + *why + "; if it is in milliseconds, write " +
-                    item + shortest_text(**limit / 1000));
+      out.push_back("slo: '" + item + shortest(**limit) + "': " + *why + "; if it is in milliseconds, write " +
+                    item + shortest(**limit / 1000));
     }
   }
   return out;

@@ -1,6 +1,7 @@
 #include "policy/policy_config.hpp"
 
-#include <charconv>
+
+#include "util/number_text.hpp"
 
 namespace kvscope {
 namespace {
@@ -50,11 +51,7 @@ std::optional<policy_config> policy_preset(std::string_view name) {
 
 std::vector<std::string_view> policy_preset_names() { return {"default", "fp16_only", "aggressive"}; }
 
-std::string format_float(float value) {
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  return ec == std::errc{} ? std::string(buf, end) : std::string("?");
-}
+std::string format_float(float value) { return shortest(value); }
 
 std::string_view family_name(policy_family family) {
   switch (family) {

@@ -8,21 +8,13 @@
 #include "outcome/slo.hpp"
 #include "run/metric_table.hpp"
 #include "util/closest_name.hpp"
+#include "util/number_text.hpp"
+#include "util/trim.hpp"
 
 namespace kvscope {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
-std::string shortest(double v) {
-  char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, ec == std::errc{} ? end : buf);
-}
 
 }  // namespace
 

@@ -73,7 +73,7 @@ alone_share infeasible_alone_share(const run_description& run) {
   alone_share out;
   const engine_setup& setup = *run.setup;
   if (setup.slo.empty()) return out;
-  const step_pricing pricing(setup, shape_of(setup.model).values_per_token() * 2);
+  const step_pricing pricing(setup, shape_of(setup.model).fp16_bytes_per_token());
   auto source = open_run_load(run);
   request r;
   while (source->next(r)) {

@@ -21,6 +21,20 @@ inline void append_shortest(std::string& out, std::uint64_t v) {
   out.append(buf, ec == std::errc{} ? end : buf);
 }
 
+// `v` in its shortest round-trip spelling, as a string.
+inline std::string shortest(double v) {
+  std::string out;
+  append_shortest(out, v);
+  return out;
+}
+
+// A float in the shortest spelling that reads back as the same float ("0.8", not "0.800000011").
+inline std::string shortest(float v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, ec == std::errc{} ? end : buf);
+}
+
 // `v` with `digits` significant digits, for messages people read ("12.3", "4.56e+06").
 inline std::string format_significant(double v, int digits) {
   char buf[32];

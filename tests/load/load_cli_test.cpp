@@ -3,8 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -17,13 +15,6 @@ namespace {
 process_result cli(std::vector<std::string> args) {
   args.insert(args.begin(), cli_path());
   return run_process(args);
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // Everything after the header line of a native file: the requests.
@@ -85,7 +76,7 @@ TEST(RecordCli, RecordThenReplayIsIdenticalForGeneratedAndEveryRecordedFormat) {
     ASSERT_EQ(r.exit_code, 0) << load << ": " << r.err;
     r = cli({"record", "--load", a, "--out", b});
     ASSERT_EQ(r.exit_code, 0) << load << ": " << r.err;
-    EXPECT_EQ(body(slurp(a)), body(slurp(b))) << load;
+    EXPECT_EQ(body(read_text(a)), body(read_text(b))) << load;
     // The replayed file reports what the original does.
     auto original = info_json(load), replay = info_json(a);
     for (const char* key : {"requests", "prompt_tokens", "output_tokens", "duration_s",
@@ -101,7 +92,7 @@ TEST(RecordCli, GeneratedLoadIsRecordedUnderItsCanonicalSpec) {
   const auto r = cli({"record", "--load", "gen:count=2,seed=9", "--out", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, out + ": 2 requests recorded\n");
-  const auto text = slurp(out);
+  const auto text = read_text(out);
   EXPECT_TRUE(text.starts_with(
       "{\"format\":\"kvscope-load\",\"version\":1,\"source\":\"gen:rate=1,burstiness=1,"
       "prompt=fixed:512,output=fixed:128,count=2,seed=9,block=16\"}\n{\"id\":0,\"arrival_s\":0,"
@@ -116,7 +107,7 @@ TEST(RecordCli, ABadLoadLeavesTheTargetUntouched) {
   write_text(out, "precious");
   const auto r = cli({"record", "--load", bad, "--out", out});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(slurp(out), "precious");
+  EXPECT_EQ(read_text(out), "precious");
   int files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
   EXPECT_EQ(files, 2);  // no temp file left

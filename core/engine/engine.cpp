@@ -103,6 +103,7 @@ void engine::pull_arrivals() {
     } else {
       send(*next_arrival_);
     }
+    totals_.waiting_at_last_arrival = sched_->num_waiting() + client_queue_.size();
     check_waiting();
     request r;
     if (load_->next(r)) {

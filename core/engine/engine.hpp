@@ -59,6 +59,7 @@ struct engine_totals {
   double first_arrival_s = -1;
   double last_arrival_s = 0;
   double step_seconds_by_last_arrival = 0;
+  std::uint64_t waiting_at_last_arrival = 0;  // not yet admitted (or held at the client) then
   double exposure_sum = 0;       // attention_error_exposure summed over steps that attended KV
   std::uint64_t exposure_steps = 0;
   // Data mode: the attention error of every sampled sequence, whatever its levels.

@@ -101,8 +101,11 @@ void append_misses(std::string& out, const run_summary& s) {
     out += line;
   }
   if (s.levers.overloaded) {
-    std::snprintf(line, sizeof line, "overloaded      %.4g s of steps for arrivals over %.4g s (%.3gx): the waits above are its backlog\n",
-                  s.demand.busy_s, s.demand.arrival_span_s, s.demand.ratio());
+    std::snprintf(line, sizeof line,
+                  "overloaded      %.4g s of steps for arrivals over %.4g s (%.3gx); %llu requests (%.3g %%) still waiting "
+                  "when the last arrived: the waits above are this backlog\n",
+                  s.demand.busy_s, s.demand.arrival_span_s, s.demand.ratio(),
+                  static_cast<unsigned long long>(s.demand.waiting_at_last_arrival), 100 * s.demand.backlog_share());
     out += line;
   }
   out += "lever           " + s.levers.advice + "\n";

@@ -92,8 +92,13 @@ double server_demand::ratio() const noexcept {
   return arrival_span_s > 0 ? busy_s / arrival_span_s : NAN;
 }
 
+double server_demand::backlog_share() const noexcept {
+  return requests > 0 ? static_cast<double>(waiting_at_last_arrival) / static_cast<double>(requests) : 0;
+}
+
 bool server_demand::overloaded() const noexcept {
-  return arrival_span_s > 0 && ratio() >= 1.1 && busy_while_arriving_s >= 0.95 * arrival_span_s;
+  return arrival_span_s > 0 && busy_while_arriving_s >= 0.95 * arrival_span_s && ratio() >= 1.1 &&
+         waiting_at_last_arrival >= 10 && backlog_share() >= 0.1;
 }
 
 std::string_view main_cause_key(const lever_advice& advice) noexcept {

@@ -2,6 +2,7 @@
 // From why requests missed their SLOs to what to change (docs/why-requests-miss.md): the options
 // that act on the cause that explains most misses, with a `tune` search space to try, and a plain
 // word when the KV cache is not what binds.
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -11,15 +12,22 @@
 namespace kvscope {
 
 // Whether the load outran the server: the GPU time its steps took against the span its requests
-// arrived over. Sustained overload, not a burst: the server was busy nearly all the while
-// requests arrived, and its steps needed clearly more time than the arrivals lasted.
+// arrived over, and the backlog left when the last one arrived. Sustained overload, not a burst:
+// the server was busy nearly all the while requests arrived, a tenth of the load was still
+// waiting at the end of it, and draining that took a tenth of the span more.
 struct server_demand {
   double busy_s = 0;                 // step time over the whole run
   double arrival_span_s = 0;         // last arrival - first arrival
   double busy_while_arriving_s = 0;  // step time before the last arrival
-  // busy_s / arrival_span_s: above 1 the load needs more GPU time than it lasts; NaN without a span.
+  std::uint64_t waiting_at_last_arrival = 0;  // not yet admitted when the last request arrived
+  std::uint64_t requests = 0;                 // that arrived in all
+  // busy_s / arrival_span_s: above 1, steps went on after the last arrival; NaN without a span.
+  // A server that never idles (decode steps at any load) is near 1 without being overloaded.
   double ratio() const noexcept;
-  // ratio() >= 1.1 and the server busy >= 95 % of the span while requests arrived.
+  // waiting_at_last_arrival / requests (0 without requests).
+  double backlog_share() const noexcept;
+  // Busy >= 95 % of the span while requests arrived, ratio() >= 1.1, and a backlog of at least
+  // 10 requests and 10 % of the load at the last arrival.
   bool overloaded() const noexcept;
 };
 

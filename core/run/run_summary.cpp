@@ -55,6 +55,8 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
   s.demand.busy_s = t.step_seconds_sum;
   s.demand.arrival_span_s = t.first_arrival_s < 0 ? 0 : t.last_arrival_s - t.first_arrival_s;
   s.demand.busy_while_arriving_s = t.step_seconds_by_last_arrival;
+  s.demand.waiting_at_last_arrival = t.waiting_at_last_arrival;
+  s.demand.requests = t.requests_total;
   s.levers = advise(s.service.misses, e.options(), s.peak_usage, s.demand);
   s.attention_error_exposure =
       t.exposure_steps ? t.exposure_sum / static_cast<double>(t.exposure_steps) : 0;

@@ -146,6 +146,7 @@ TEST(WhyMissed, ALoadBeyondTheServerIsOverloaded) {
   expect_parts_add_up(before);
   EXPECT_TRUE(before.summary.levers.overloaded);
   EXPECT_GT(before.summary.demand.ratio(), 1.1);
+  EXPECT_GT(before.summary.demand.backlog_share(), 0.1);
   EXPECT_EQ(before.summary.levers.space, "tp=1,2,4");
   EXPECT_NE(before.summary.levers.advice.find("outruns this server"), std::string::npos);
   // What the scheduler's lever would try does not lift it; the capacity lever does.
@@ -163,6 +164,17 @@ TEST(WhyMissed, TheMooncakeSampleIsOverloadedOnOneH100) {
   const outcome r = run(h100("auto", "ttft=2,tpot=0.1"), std::string(KVSCOPE_TEST_DATA_DIR) + "/mooncake_200.jsonl");
   EXPECT_TRUE(r.summary.levers.overloaded);
   EXPECT_GT(r.summary.demand.ratio(), 1.1);
+}
+
+// A light load whose long outputs keep decoding after the last arrival: steps run past the span
+// (load_demand above 1.1) but nothing waits, so it is not overloaded.
+TEST(WhyMissed, StepsPastTheLastArrivalWithoutABacklogAreNotOverload) {
+  const outcome r = run(h100("auto", "ttft=1,tpot=0.005"), "gen:rate=1,prompt=fixed:200,output=fixed:2000,duration=30,seed=5");
+  EXPECT_GT(r.summary.service.misses.missed, 0u);
+  EXPECT_GT(r.summary.demand.ratio(), 1.1);
+  EXPECT_LT(r.summary.demand.backlog_share(), 0.1);
+  EXPECT_FALSE(r.summary.demand.overloaded());
+  EXPECT_FALSE(r.summary.levers.overloaded);
 }
 
 // Every request at once is a burst, not a rate: no span to outrun, so never "overloaded".

@@ -47,6 +47,16 @@ TEST(ResampledRun, OpenRunLoadResamplesThenScalesTheTimes) {
   EXPECT_THROW((void)open_run_load(resampled_small_run("gamma:zero")), load_error);
 }
 
+TEST(ResampledRun, AScaledClosedLoopStaysClosed) {
+  run_description run;
+  run.load_spec = "gen:concurrency=2,prompt=fixed:100,output=fixed:50,count=40,seed=1";
+  run.arrival_time_scale = 0.5;
+  EXPECT_EQ(open_run_load(run)->client_concurrency(), 2u);
+  // Resampling a closed loop is refused: its clients, not arrival times, pace it.
+  run.options.arrivals = "poisson";
+  EXPECT_THROW((void)open_run_load(run), load_error);
+}
+
 TEST(ResampledRun, TheSummarySaysHowTheArrivalsWereMade) {
   auto run = resampled_small_run("gamma:2");
   EXPECT_EQ(run_to_end(run).summary.load,

@@ -18,6 +18,7 @@
 #include "io/policy_file.hpp"
 #include "output_checks.hpp"
 #include "load/load_error.hpp"
+#include "load/resampled_arrivals.hpp"
 #include "run_base.hpp"
 #include "sweep/config_apply.hpp"
 #include "sweep/sweep_run.hpp"
@@ -71,6 +72,16 @@ void print_policy_note(const run_description& chosen_run, const tune_score& s, b
             << " (KV usage peaked at " << number(100 * peak)
             << " %): its thresholds were never exercised, so configs that differ only in thresholds above that "
                "peak score alike, and the KV policy does not matter at this load\n";
+}
+
+// How the capacity search changed the load's rate: time-scaling keeps a trace's bursts;
+// resampled arrivals replace them with the process asked for, which is then time-scaled.
+std::string rate_scaling_words(const engine_options& chosen) {
+  const auto process = parse_arrival_process(chosen.arrivals);
+  const std::string resampled = process ? describe_arrival_process(*process) : "";
+  if (resampled.empty()) return "its arrival times scaled (its bursts kept)";
+  return "its arrivals resampled as " + resampled +
+         " at its mean rate, then scaled (the trace's own bursts not kept)";
 }
 
 int run_tune(const tune_options& o) {
@@ -192,7 +203,7 @@ int run_tune(const tune_options& o) {
   } else if (capacity) {
     std::cout << "capacity    " << number(result.score.objective) << " requests/s with SLO attainment >= "
               << number(o.capacity.target) << " (" << base->options.slo << "); the load itself arrives at "
-              << number(facts.rate()) << " requests/s, its arrival times scaled (its bursts kept)";
+              << number(facts.rate()) << " requests/s, " << rate_scaling_words(config_run(*base, chosen).options);
     if (result.score.infeasible_share > 0) {
       std::cout << "; " << number(100 * result.score.infeasible_share)
                 << " % of its requests miss even alone on an idle server";

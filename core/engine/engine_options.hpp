@@ -54,7 +54,7 @@ struct engine_options {
   scheduler_config scheduler;
   step_time_model timing;
   policy_config policy;
-  std::uint64_t seed = 0;             // synthetic K/V data
+  std::uint64_t seed = 0;             // synthetic K/V data, and resampled arrivals' gaps
   std::uint32_t quality_every = 50;   // data mode: measure quality every N steps; 0 = never
   std::uint32_t quality_blocks = 64;  // blocks sampled per measurement
   timing_kind timing_model = timing_kind::automatic;  // roofline once a GPU is given
@@ -63,6 +63,10 @@ struct engine_options {
   double gpu_memory_utilization = 0.9;  // share of GPU memory for weights, activations and KV
   std::uint32_t max_model_len = 0;     // longest prompt + output; 0 = the model's context length
   std::string slo;                     // "ttft=0.5,tpot=0.05[,e2e=...]" (seconds), for goodput
+  // The load's arrival times: "keep" (its own), or resampled at its mean rate as "poisson" or
+  // "gamma:CV" (load/resampled_arrivals.hpp). Applied where the run opens its load; the engine
+  // never reads it, but sweeps and tune vary it as they vary any option of the table.
+  std::string arrivals = "keep";
   // At most this many requests in flight; the rest wait at the client (vllm bench serve
   // --max-concurrency). 0 = no limit, or the load's own (a closed-loop generator's clients).
   std::uint32_t max_concurrency = 0;

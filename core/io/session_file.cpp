@@ -15,6 +15,7 @@
 #include "io/policy_file.hpp"
 #include "io/text_checks.hpp"
 #include "io/trace_checksum.hpp"
+#include "load/resampled_arrivals.hpp"
 #include "model/json_fields.hpp"
 #include "run/option_table.hpp"
 #include "util/atomic_write.hpp"
@@ -207,6 +208,8 @@ std::string session_to_json(const run_description& s) {
                {"skip_bad_rows", s.skip_bad_rows}};
   // Written only when the arrivals are scaled, so files of unscaled runs are as before.
   if (s.arrival_time_scale != 1.0) j["load"]["arrival_time_scale"] = s.arrival_time_scale;
+  // Likewise only when resampled: the arrivals are the load's, so they are kept with it.
+  if (s.options.arrivals != "keep") j["load"]["arrivals"] = s.options.arrivals;
   // Written only for a trace file, so sessions of generated loads are as before.
   if (!s.trace_sha256.empty()) j["load"]["trace_sha256"] = s.trace_sha256;
   // Written only for model and GPU files, so sessions naming built-ins are as before.
@@ -254,7 +257,7 @@ static expected<run_description, std::string> parse_session(std::string_view tex
     run_description s;
     if (!j.contains("load")) fail("load", "missing");
     const auto& load = j.at("load");
-    only_keys(load, "load", {"spec", "format", "skip_bad_rows", "arrival_time_scale", "trace_sha256"});
+    only_keys(load, "load", {"spec", "format", "skip_bad_rows", "arrival_time_scale", "arrivals", "trace_sha256"});
     read_field(load, "load", "spec", s.load_spec);
     if (s.load_spec.empty()) fail("load.spec", "missing or empty");
     // Version 2 and before named files from the working directory: all a replay can assume.
@@ -271,6 +274,11 @@ static expected<run_description, std::string> parse_session(std::string_view tex
     read_field(load, "load", "arrival_time_scale", s.arrival_time_scale);
     if (!(s.arrival_time_scale > 0) || !std::isfinite(s.arrival_time_scale)) {
       fail("load.arrival_time_scale", "expected a positive number");
+    }
+    // Sessions written before arrivals could be resampled have none: they kept the load's own.
+    read_field(load, "load", "arrivals", s.options.arrivals);
+    if (const auto process = parse_arrival_process(s.options.arrivals); !process) {
+      fail("load.arrivals", process.error());
     }
     read_digest(load, "load", "trace_sha256", s.trace_sha256);
     if (j.contains("files")) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "load/resampled_arrivals.hpp"
 #include "model/builtin_models.hpp"
 #include "model/gpu_spec.hpp"
 #include "model/json_fields.hpp"  // names_json_file
@@ -46,6 +47,10 @@ std::string check_slo(std::string_view text) {
   // parse_slo names the option itself: keep only its reason.
   const auto& why = slo.error();
   return why.rfind("slo: ", 0) == 0 ? why.substr(5) : why;
+}
+std::string check_arrivals(std::string_view text) {
+  const auto process = parse_arrival_process(text);
+  return process ? std::string() : process.error();
 }
 const char* timing_name(timing_kind t) {
   return t == timing_kind::linear ? "linear" : t == timing_kind::roofline ? "roofline" : "auto";
@@ -137,7 +142,8 @@ const std::vector<option_spec>& table() {
       {"step-decode-us", "step_decode_token_s", option_kind::real, "us", 0, 1e9, 1e-6,
        "Step-time model: cost per decoded token", in_simulate | in_session, false, nullptr,
        KV_REAL(timing.per_decode_token_s)},
-      {"seed", "seed", option_kind::count, "", 0, unbounded, 1, "Seed of the synthetic K/V data",
+      {"seed", "seed", option_kind::count, "", 0, unbounded, 1,
+       "Seed of the synthetic K/V data and of resampled --arrivals",
        in_simulate | in_gui | in_session, false, nullptr, KV_COUNT(seed)},
       {"quality-every", "quality_every", option_kind::count, "steps", 0, 1 << 30, 1,
        "Data mode: measure quantization and attention error every N steps (0 = never)",
@@ -184,6 +190,13 @@ const std::vector<option_spec>& table() {
        in_simulate | in_gui | in_session, false, nullptr,
        [](const engine_options& o) -> option_value { return o.slo; },
        [](engine_options& o, const option_value& v) { o.slo = std::get<std::string>(v); }, check_slo},
+      // No key, not in_session: a session keeps it with the load it changes (io/session_file.cpp).
+      {"arrivals", "", option_kind::text, "", 0, 0, 1,
+       "Arrival times: keep (the load's own), or resampled at the load's mean rate as poisson or "
+       "gamma:CV (Gamma gaps of this coefficient of variation: 1 = poisson, 2 burstier, 0.5 "
+       "smoother), drawn from --seed; the requests and their order stay",
+       in_simulate, false, nullptr, [](const engine_options& o) -> option_value { return o.arrivals; },
+       [](engine_options& o, const option_value& v) { o.arrivals = std::get<std::string>(v); }, check_arrivals},
       {"max-concurrency", "max_concurrency", option_kind::count, "requests", 0, 1 << 20, 1,
        "At most this many requests in flight, the rest wait at the client and their latencies "
        "count from when they are sent, as vllm bench serve --max-concurrency (0 = no limit)",

@@ -2,6 +2,7 @@
 
 #include "engine/engine.hpp"
 #include "load/load_error.hpp"
+#include "load/resampled_arrivals.hpp"
 
 namespace kvscope {
 namespace {
@@ -20,23 +21,16 @@ class time_scaled_source final : public request_source {
                            " s after the first once its time is scaled by " + std::to_string(scale_) +
                            "; " + max_arrival_rule);
     }
-    copy_counters();
+    mirror_counters(counters_, inner_->counters());
     return more;
   }
   double progress() const noexcept override { return inner_->progress(); }
   std::string_view format_name() const noexcept override { return inner_->format_name(); }
+  // A closed loop stays one: scaling its times (all 0) must not free its clients' pace.
+  std::uint32_t client_concurrency() const noexcept override { return inner_->client_concurrency(); }
   std::uint64_t bytes_read() const noexcept override { return inner_->bytes_read(); }
 
  private:
-  // The inner source's counters; its messages only when they changed (they rarely do).
-  void copy_counters() {
-    const auto& in = inner_->counters();
-    auto messages = std::move(counters_.bad_row_messages);
-    if (messages.size() != in.bad_row_messages.size()) messages = in.bad_row_messages;
-    counters_ = load_counters{in.rows, in.requests, in.bad_rows, in.failed_requests,
-                              in.clamped_times, std::move(messages)};
-  }
-
   std::unique_ptr<request_source> inner_;
   double scale_;
 };
@@ -47,6 +41,14 @@ std::unique_ptr<request_source> open_run_load(const run_description& run) {
   read_options options;
   options.skip_bad_rows = run.skip_bad_rows;
   auto source = open_load(run.load_spec, run.format, options);
+  const auto process = parse_arrival_process(run.options.arrivals);
+  if (!process) throw load_error(load_error_kind::bad_input, "arrivals: " + process.error());
+  if (process->shape != arrival_process::kind::keep) {
+    // The mean rate is the whole load's: one pass over a second copy finds it, in constant memory.
+    const arrival_span span = scan_arrival_span(*open_load(run.load_spec, run.format, options));
+    source = std::make_unique<resampled_arrivals_source>(std::move(source), span, *process, run.options.seed);
+  }
+  // Scaled after resampling, so a capacity search speeds up the resampled process itself.
   if (run.arrival_time_scale == 1.0) return source;
   return std::make_unique<time_scaled_source>(std::move(source), run.arrival_time_scale);
 }

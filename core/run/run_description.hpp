@@ -44,7 +44,8 @@ struct run_description {
 // resolve_setup's error otherwise.
 expected<void, std::string> resolve_run_setup(run_description& run);
 
-// Opens the run's load afresh, its arrivals scaled by arrival_time_scale (throws load_error).
+// Opens the run's load afresh, its arrivals resampled as options.arrivals asks (a pass over the
+// load first, for its mean rate), then scaled by arrival_time_scale (throws load_error).
 std::unique_ptr<request_source> open_run_load(const run_description& run);
 
 // A fresh engine on the run's load, from run.setup when it was resolved from run.options

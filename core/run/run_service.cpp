@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "load/resampled_arrivals.hpp"
 #include "run/command_script.hpp"
 #include "util/number_text.hpp"
 
@@ -20,11 +21,21 @@ run_progress progress_of(const engine& e, double wall_seconds) {
           t.requests_total, e.load_progress(), wall_seconds};
 }
 
-// The load as the summary names it: a scaled load is not the trace's own rate.
+// The load as the summary names it: a scaled load is not the trace's own rate, and resampled
+// arrivals are not its own times.
 std::string described_load(const run_description& run) {
-  if (run.arrival_time_scale == 1.0) return run.load_spec;
-  return run.load_spec + " at " + format_significant(1 / run.arrival_time_scale, 4) +
-         "x its arrival rate (arrival times scaled, bursts kept)";
+  const auto process = parse_arrival_process(run.options.arrivals);
+  const std::string resampled = process ? describe_arrival_process(*process) : "";
+  std::string text = run.load_spec;
+  if (run.arrival_time_scale != 1.0) {
+    text += " at " + format_significant(1 / run.arrival_time_scale, 4) + "x its arrival rate";
+    text += resampled.empty() ? " (arrival times scaled, bursts kept)" : "";
+  }
+  if (!resampled.empty()) {
+    text += ", arrivals resampled as " + resampled +
+            (run.arrival_time_scale != 1.0 ? " at that mean rate" : " at the same mean rate");
+  }
+  return text;
 }
 
 }  // namespace

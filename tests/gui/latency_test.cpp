@@ -33,19 +33,10 @@ run_description sessionWithSlo() {
   return s;
 }
 
-// Plays the window's run to its end and lets the panel draw it.
-SnapshotPtr playToEnd(MainWindow& window, runner& feed) {
-  feed.post(play_command{});
-  EXPECT_TRUE(test::waitFor([&] { return window.bridge()->current() && window.bridge()->current()->finished; },
-                            std::chrono::seconds(60)));
-  window.latencyPanel()->redraw();
-  return window.bridge()->current();
-}
-
 TEST(Latency, WholeRunPercentilesAreTheRunSummarysAndEveryRequestIsDrawn) {
   runner* feed = nullptr;
   auto window = test::makeWindow(sessionWithSlo(), &feed);
-  const SnapshotPtr end = playToEnd(*window, *feed);
+  const SnapshotPtr end = test::playToEnd(*window, *feed);
   ASSERT_TRUE(end && end->summary);
   const LatencyPanel& panel = *window->latencyPanel();
   const outcome_summary& service = end->summary->service;
@@ -85,7 +76,7 @@ TEST(Latency, WholeRunPercentilesAreTheRunSummarysAndEveryRequestIsDrawn) {
 TEST(Latency, WithoutAnSloThereAreNoSloLines) {
   runner* feed = nullptr;
   auto window = test::makeWindow(test::smallSession(), &feed);
-  playToEnd(*window, *feed);
+  test::playToEnd(*window, *feed);
   EXPECT_TRUE(std::isnan(window->latencyPanel()->charts()->sloLineMs(LatencyCharts::ttft)));
   EXPECT_TRUE(std::isnan(window->latencyPanel()->charts()->sloLineMs(LatencyCharts::tpot)));
 }
@@ -93,7 +84,7 @@ TEST(Latency, WithoutAnSloThereAreNoSloLines) {
 TEST(Latency, RequestTableHasARowPerRequestLiveAndFromTheCliCsv) {
   runner* feed = nullptr;
   auto window = test::makeWindow(sessionWithSlo(), &feed);
-  const SnapshotPtr end = playToEnd(*window, *feed);
+  const SnapshotPtr end = test::playToEnd(*window, *feed);
   RequestTableDialog* table = window->latencyPanel()->openRequestTable();
   const auto completed = end->summary->service.finished + end->summary->service.rejected;
   ASSERT_EQ(static_cast<std::uint64_t>(table->model()->rowCount()), completed);
@@ -106,7 +97,7 @@ TEST(Latency, RequestTableHasARowPerRequestLiveAndFromTheCliCsv) {
   EXPECT_EQ(last, end->summary->service.latency.ttft_s.max);
 
   // After 'reason', one column per latency part; a finished request's TTFT parts add up to its TTFT.
-  constexpr int first_part = 12;
+  constexpr int first_part = RequestTableModel::firstPartColumn;
   ASSERT_EQ(table->model()->columnCount(), first_part + static_cast<int>(latency_part_columns.size()));
   EXPECT_EQ(table->model()->headerData(first_part + 1, Qt::Horizontal, Qt::DisplayRole).toString(),
             QStringLiteral("wait kv memory (ms)"));

@@ -149,7 +149,7 @@ void LatencyCharts::buildServicePlot() {
     service_->yAxis2->ticker()->setTickCount(service_->yAxis->ticker()->tickCount());
   });
   hideLegend(service_);
-  // The two plots' value axes line up, so their time axes do too.
+  // The plots' value axes line up (the miss plot's too), so their time axes do.
   auto* margins = new QCPMarginGroup(latency_);
   for (QCustomPlot* plot : {latency_, misses_->plot(), service_}) {
     plot->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);

@@ -22,8 +22,9 @@ namespace kvscope::ui {
 namespace {
 
 // The fixed columns, then one per latency part (outcome/latency_parts.hpp), in milliseconds.
+// "missed because" next to the outcome: it is what a reader of a run that missed looks for first.
 enum Column {
-  id, outcome, arrival, ttft, tpot, e2e, queue, prompt, output, cached, preempted, reason, missedBecause, fixed_columns
+  id, outcome, missedBecause, arrival, ttft, tpot, e2e, queue, prompt, output, cached, preempted, reason, fixed_columns
 };
 constexpr int columns = fixed_columns + static_cast<int>(latency_part_columns.size());
 static_assert(missedBecause == RequestTableModel::missedColumn && fixed_columns == RequestTableModel::firstPartColumn);
@@ -121,16 +122,16 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
-  static const char* const names[] = {"request", "outcome", "arrival (s)", "TTFT (ms)", "TPOT (ms)", "e2e (ms)",
-                                      "queue (ms)", "prompt", "output", "cached", "preempted", "reason",
-                                      "missed because"};
+  static const char* const names[] = {"request", "outcome", "missed because", "arrival (s)", "TTFT (ms)", "TPOT (ms)",
+                                      "e2e (ms)", "queue (ms)", "prompt", "output", "cached", "preempted", "reason"};
   static const char* const tips[] = {
-      "The request's id in the load", "Finished, or rejected (it can never fit)", "When it arrived, simulated seconds",
+      "The request's id in the load", "Finished, or rejected (it can never fit)",
+      "Why it missed the SLO: the cause that cost it most time (docs/why-requests-miss.md); empty when it met it",
+      "When it arrived, simulated seconds",
       "Time to first token: first token - arrival", "Time per output token after the first",
       "End to end: finish - arrival", "Waiting before it was first scheduled", "Prompt tokens",
       "Output tokens emitted", "Prompt tokens found in the prefix cache", "Times it was preempted (recomputed)",
-      "Why it was rejected",
-      "Why it missed the SLO: the cause that cost it most time (docs/why-requests-miss.md); empty when it met it"};
+      "Why it was rejected"};
   if (section < 0 || section >= columns) return {};
   if (section >= fixed_columns) {  // a latency part: where the request's time went
     const auto& part = latency_part_columns[static_cast<std::size_t>(section - fixed_columns)];
@@ -222,7 +223,7 @@ void RequestTableDialog::setRecords(RequestsPtr records, const QString& source) 
                              : tr("'missed because' is judged against --slo %1 (the live run's).")
                                    .arg(QString::fromStdString(sloText_).toHtmlEscaped());
   source_->setText(tr("%1 requests (%2 finished, %3 rejected) from %4. Click a header to sort. %5 The columns "
-                      "after it say where each request's time went (they add up to its TTFT and decode time).")
+                      "after 'reason' say where each request's time went (they add up to its TTFT and decode time).")
                        .arg(total).arg(finished).arg(total - finished).arg(source.toHtmlEscaped(), misses));
 }
 

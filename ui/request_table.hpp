@@ -35,7 +35,7 @@ class RequestTableModel : public QAbstractTableModel {
 
   // The "missed because" column (the dominant cause's words, empty when it met the SLO), and the
   // first of the latency parts after it.
-  static constexpr int missedColumn = 12;
+  static constexpr int missedColumn = 2;
   static constexpr int firstPartColumn = 13;
 
   explicit RequestTableModel(QObject* parent = nullptr);

@@ -90,10 +90,13 @@ TEST(Latency, RequestTableHasARowPerRequestLiveAndFromTheCliCsv) {
   ASSERT_EQ(static_cast<std::uint64_t>(table->model()->rowCount()), completed);
   EXPECT_EQ(completed, end->summary->requests_total);  // the load is over: every request is there
 
-  // Sorted by TTFT (column 3), numbers sort as numbers: the slowest comes last.
-  table->view()->sortByColumn(3, Qt::AscendingOrder);
+  // Sorted by TTFT (after request, outcome, missed because, arrival), numbers sort as numbers:
+  // the slowest comes last.
+  constexpr int ttft_column = 4;
+  ASSERT_EQ(table->model()->headerData(ttft_column, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("TTFT (ms)"));
+  table->view()->sortByColumn(ttft_column, Qt::AscendingOrder);
   const QAbstractItemModel* shown = table->view()->model();
-  const double last = shown->index(shown->rowCount() - 1, 3).data(RequestTableModel::sortRole).toDouble();
+  const double last = shown->index(shown->rowCount() - 1, ttft_column).data(RequestTableModel::sortRole).toDouble();
   EXPECT_EQ(last, end->summary->service.latency.ttft_s.max);
 
   // After 'reason', one column per latency part; a finished request's TTFT parts add up to its TTFT.
@@ -102,7 +105,7 @@ TEST(Latency, RequestTableHasARowPerRequestLiveAndFromTheCliCsv) {
   EXPECT_EQ(table->model()->headerData(first_part + 1, Qt::Horizontal, Qt::DisplayRole).toString(),
             QStringLiteral("wait kv memory (ms)"));
   for (int row = 0; row < table->model()->rowCount(); ++row) {
-    const double ttft = table->model()->index(row, 3).data(RequestTableModel::sortRole).toDouble();
+    const double ttft = table->model()->index(row, ttft_column).data(RequestTableModel::sortRole).toDouble();
     if (ttft < 0) continue;  // rejected: no TTFT
     double parts = 0;
     for (int c = 0; c < 8; ++c) parts += table->model()->index(row, first_part + c).data(RequestTableModel::sortRole).toDouble();

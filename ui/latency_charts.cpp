@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "level_legend.hpp"
+#include "miss_chart.hpp"
 #include "qcustomplot_include.hpp"
 
 namespace kvscope::ui {
@@ -72,11 +73,26 @@ LatencyCharts::LatencyCharts(QWidget* parent) : QWidget(parent) {
   latency_->setObjectName(QStringLiteral("latencyPlot"));
   service_ = new QCustomPlot(this);
   service_->setObjectName(QStringLiteral("servicePlot"));
+  misses_ = new MissChart(this);
   buildLatencyPlot();
   buildServicePlot();
   layout->addWidget(latency_, 2);
+  layout->addWidget(misses_->plot(), 2);
   layout->addWidget(service_, 1);
+  connect(misses_, &MissChart::legendChanged, this, [this] {
+    if (view_ == missView) updateLegend();
+  });
+  setView(latencyView);
   setTheme(lightTheme());
+}
+
+void LatencyCharts::setView(View v) {
+  view_ = v;
+  latency_->setVisible(v == latencyView);
+  misses_->plot()->setVisible(v == missView);
+  updateLegend();
+  replot();
+  Q_EMIT viewChanged(v);
 }
 
 void LatencyCharts::buildLatencyPlot() {
@@ -133,15 +149,17 @@ void LatencyCharts::buildServicePlot() {
     service_->yAxis2->ticker()->setTickCount(service_->yAxis->ticker()->tickCount());
   });
   hideLegend(service_);
-  // The two plots' value axes line up, so their time axes do too.
+  // The plots' value axes line up (the miss plot's too), so their time axes do.
   auto* margins = new QCPMarginGroup(latency_);
-  latency_->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-  service_->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+  for (QCustomPlot* plot : {latency_, misses_->plot(), service_}) {
+    plot->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+  }
 }
 
 void LatencyCharts::setTheme(const Theme& t) {
   theme_ = &t;
   for (QCustomPlot* plot : {latency_, service_}) applyPlotTheme(plot, t);
+  misses_->setTheme(t);
   QCPAxis* right = service_->yAxis2;
   right->setBasePen(QPen(t.mutedText, 1));
   right->setTickPen(QPen(t.mutedText, 1));
@@ -178,13 +196,19 @@ void LatencyCharts::updateLegend() {
   const auto line = [](QCPGraph* g, const QString& text, const QString& tip) {
     return ColorLegend::Entry{g->pen().color(), text, tip, false, {}, Swatch::line, g->pen().style(), g->pen().widthF()};
   };
-  QVector<ColorLegend::Entry> entries{
-      line(p50_[ttft], tr("TTFT"), tr("Time to first token: p50 line, p50–p99 band, per window of finish times; dashed "
-                                          "straight line: its --slo")),
-      line(p50_[tpot], tr("TPOT"), tr("Time per output token after the first: p50 line, p50–p99 band; dashed straight "
-                                          "line: its --slo")),
-      line(goodput_, tr("goodput"), tr("Requests finished per second meeting every SLO (all of them without one); "
-                                       "the grey line is the queue: requests waiting, each step (right axis)"))};
+  // The miss view names its causes where the latency view names TTFT and TPOT.
+  QVector<ColorLegend::Entry> entries;
+  if (view_ == missView) {
+    entries = misses_->legendEntries();
+  } else {
+    entries = {line(p50_[ttft], tr("TTFT"), tr("Time to first token: p50 line, p50–p99 band, per window of finish "
+                                               "times; dashed straight line: its --slo")),
+               line(p50_[tpot], tr("TPOT"), tr("Time per output token after the first: p50 line, p50–p99 band; "
+                                               "dashed straight line: its --slo"))};
+  }
+  entries.push_back(line(goodput_, tr("goodput"), tr("Requests finished per second meeting every SLO (all of them "
+                                                     "without one); the grey line is the queue: requests waiting, "
+                                                     "each step (right axis)")));
   if (ghostShown_[whatIf]) {
     entries.push_back(line(ghostLatency_[whatIf][ttft], tr("what-if"),
                            tr("Dashed: p99s and goodput of the whole load run with the what-if config")));
@@ -197,6 +221,7 @@ void LatencyCharts::updateLegend() {
 }
 
 void LatencyCharts::setSlo(const slo_spec& slo) {
+  misses_->setSlo(slo);
   const std::array<std::optional<double>, 2> limits{slo.ttft_s, slo.tpot_s};
   for (const Metric m : {ttft, tpot}) {
     const bool shown = limits[m].has_value();
@@ -226,6 +251,7 @@ void LatencyCharts::showSeries(const latency_series& s) {
   p50_[tpot]->data()->set(points(s, [](const latency_window& w) { return ms(w.tpot_s.p50); }), true);
   p99_[tpot]->data()->set(points(s, [](const latency_window& w) { return ms(w.tpot_s.p99); }), true);
   goodput_->data()->set(points(s, [](const latency_window& w) { return w.goodput_rps; }), true);
+  misses_->showSeries(s);
 }
 
 void LatencyCharts::showGhost(Ghost g, const latency_series* s) {
@@ -259,6 +285,7 @@ void LatencyCharts::fitRanges(double end_s) {
   const double end = std::max(end_s, 1.0);
   latency_->xAxis->setRange(0, end);
   service_->xAxis->setRange(0, end);
+  misses_->fitRanges(end);
   fitValueAxis(latency_->yAxis,
                {p50_[ttft], p99_[ttft], p50_[tpot], p99_[tpot], ghostLatency_[0][0], ghostLatency_[0][1],
                 ghostLatency_[1][0], ghostLatency_[1][1]},
@@ -269,7 +296,8 @@ void LatencyCharts::fitRanges(double end_s) {
 }
 
 void LatencyCharts::replot() {
-  latency_->replot(QCustomPlot::rpQueuedReplot);
+  // Only the plot in view: the other is brought up to date when it is shown.
+  (view_ == missView ? misses_->plot() : latency_)->replot(QCustomPlot::rpQueuedReplot);
   service_->replot(QCustomPlot::rpQueuedReplot);
 }
 

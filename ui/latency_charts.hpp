@@ -3,7 +3,9 @@
 // line in a p50–p99 band, on a log axis in ms with the SLOs as dashed lines; and below,
 // goodput per window (requests meeting the SLOs per second) with the queue length (requests
 // waiting) on a second axis. A what-if's whole run and the current config's whole run can be
-// drawn over them: their p99 lines and goodput, dashed and dotted.
+// drawn over them: their p99 lines and goodput, dashed and dotted. The "why missed" view puts
+// MissChart (SLO misses per window by cause) in the latency plot's place, over the same goodput
+// and queue, so a burst of misses lines up with the queue that caused it.
 #include <QWidget>
 
 #include <array>
@@ -21,12 +23,14 @@ class QCPItemText;
 namespace kvscope::ui {
 
 class ColorLegend;
+class MissChart;
 
 class LatencyCharts : public QWidget {
   Q_OBJECT
  public:
   enum Metric { ttft = 0, tpot = 1 };
   enum Ghost { whatIf = 0, currentRun = 1 };
+  enum View { latencyView, missView };
 
   explicit LatencyCharts(QWidget* parent = nullptr);
   void setTheme(const Theme& theme);
@@ -42,6 +46,9 @@ class LatencyCharts : public QWidget {
   // Both plots show [0, end] simulated seconds, and fit their value axes to what they hold.
   void fitRanges(double end_s);
   void replot();
+  // Which plot is shown above goodput and the queue.
+  void setView(View view);
+  View view() const { return view_; }
 
   QCustomPlot* latencyPlot() const { return latency_; }
   QCustomPlot* servicePlot() const { return service_; }
@@ -52,6 +59,10 @@ class LatencyCharts : public QWidget {
   QCPGraph* ghostGraph(Ghost g, Metric m) const { return ghostLatency_[g][m]; }
   // Where metric m's SLO line is drawn, in ms (NaN when there is none).
   double sloLineMs(Metric m) const;
+  MissChart* missChart() const { return misses_; }
+
+ Q_SIGNALS:
+  void viewChanged(kvscope::ui::LatencyCharts::View view);
 
  private:
   void buildLatencyPlot();
@@ -61,6 +72,8 @@ class LatencyCharts : public QWidget {
   QCustomPlot* latency_ = nullptr;
   QCustomPlot* service_ = nullptr;
   ColorLegend* legend_ = nullptr;
+  MissChart* misses_ = nullptr;
+  View view_ = latencyView;
   std::array<QCPGraph*, 2> p50_{}, p99_{};
   std::array<QCPItemStraightLine*, 2> sloLine_{};
   std::array<QCPItemText*, 2> sloText_{};

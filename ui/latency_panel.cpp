@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QPushButton>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -37,11 +38,28 @@ LatencyPanel::LatencyPanel(QWidget* parent) : QWidget(parent) {
   outer->setSpacing(2);
   charts_ = new LatencyCharts;
   outer->addWidget(charts_, 1);
+  connect(charts_, &LatencyCharts::viewChanged, this, [this](LatencyCharts::View v) {
+    whyButton_->setChecked(v == LatencyCharts::missView);
+    updateSummary();
+  });
   auto* row = new QHBoxLayout;
   // One line (the plots need the height), the whole story in its tooltip.
   summary_ = new LiveLabel(Qt::PlainText);
   summary_->setElidable(true);
   row->addWidget(summary_, 1);
+  // Beside the summary rather than the legend: the causes' legend needs the whole width. One
+  // checkable button, not two: the summary needs the room more.
+  whyButton_ = new QToolButton;
+  whyButton_->setObjectName(QStringLiteral("whyMissedButton"));
+  whyButton_->setText(tr("why missed"));
+  whyButton_->setToolTip(tr("Show the requests that missed the SLO, per window of completion times, stacked by the "
+                            "cause that cost each one most time (docs/why-requests-miss.md), instead of TTFT and "
+                            "TPOT; Requests… filters by cause"));
+  whyButton_->setCheckable(true);
+  connect(whyButton_, &QToolButton::toggled, this, [this](bool on) {
+    charts_->setView(on ? LatencyCharts::missView : LatencyCharts::latencyView);
+  });
+  row->addWidget(whyButton_);
   requestsButton_ = new QPushButton(tr("Requests…"));
   requestsButton_->setObjectName(QStringLiteral("requestsButton"));
   requestsButton_->setToolTip(tr("Every request so far: its times, latencies, tokens and preemptions, "
@@ -138,6 +156,10 @@ void LatencyPanel::showEvent(QShowEvent* event) {
 }
 
 void LatencyPanel::updateSummary() {
+  if (charts_->view() == LatencyCharts::missView && !sloText_.empty()) {
+    updateMissSummary();
+    return;
+  }
   if (series_.finished == 0) {
     summary_->setText(tr("No request has finished yet."));
     summary_->setToolTip(tr("Latencies are grouped by when requests finish."));
@@ -164,6 +186,44 @@ void LatencyPanel::updateSummary() {
           .arg(goodput, 0, 'f', 2)
           .arg(slo.toHtmlEscaped())
           .arg(series_.window_s));
+}
+
+void LatencyPanel::updateMissSummary() {
+  const std::uint64_t completed = series_.finished + series_.missed[static_cast<std::size_t>(miss_cause::rejected)];
+  const std::uint64_t missed = series_.missed_total();
+  const QString slo = QString::fromStdString(sloText_);
+  if (missed == 0) {
+    summary_->setText(tr("%1 completed · none missed %2").arg(completed).arg(slo));
+    summary_->setToolTip(tr("No request has missed the SLO (%1) so far.").arg(slo.toHtmlEscaped()));
+    return;
+  }
+  const auto most = static_cast<miss_cause>(std::max_element(series_.missed.begin(), series_.missed.end()) -
+                                            series_.missed.begin());
+  const auto share = [missed](std::uint64_t n) { return 100.0 * static_cast<double>(n) / static_cast<double>(missed); };
+  const std::string_view why = describe(most);
+  // The main cause before the SLO: on a narrow panel the end of the line is cut off.
+  summary_->setText(tr("%1 of %2 missed: %3 % %4 · %5")
+                        .arg(missed)
+                        .arg(completed)
+                        .arg(share(series_.missed[static_cast<std::size_t>(most)]), 0, 'f', 0)
+                        .arg(QString::fromUtf8(why.data(), static_cast<qsizetype>(why.size())), slo));
+  QString lines;
+  for (std::size_t c = 0; c < miss_cause_count; ++c) {
+    if (series_.missed[c] == 0) continue;
+    const std::string_view words = describe(static_cast<miss_cause>(c));
+    lines += tr("<br>%1 %: %2 (%3)")
+                 .arg(share(series_.missed[c]), 0, 'f', 0)
+                 .arg(QString::fromUtf8(words.data(), static_cast<qsizetype>(words.size())).toHtmlEscaped())
+                 .arg(series_.missed[c]);
+  }
+  summary_->setToolTip(tr("<b>Why requests missed %1</b>, so far: %2 of the %3 completed (rejected ones count as "
+                          "missed). Each counts under the one cause that cost it most time:%4<br>The plot stacks "
+                          "them per window of %5 s of completion times; Requests… lists and filters them.")
+                           .arg(slo.toHtmlEscaped())
+                           .arg(missed)
+                           .arg(completed)
+                           .arg(lines)
+                           .arg(series_.window_s));
 }
 
 void LatencyPanel::setHistory(const metrics_history* history) {
@@ -199,6 +259,7 @@ void LatencyPanel::clearHistory() {
 
 RequestTableDialog* LatencyPanel::openRequestTable() {
   if (!table_) table_ = new RequestTableDialog(this);
+  table_->setSlo(sloText_);
   auto records = std::make_shared<const std::vector<request_record>>(
       last_ ? last_->requests_since(0) : std::vector<request_record>{});
   table_->setRecords(std::move(records), last_ ? tr("the live run at step %1 (t = %2 s)")

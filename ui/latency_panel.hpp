@@ -1,9 +1,10 @@
 #pragma once
 // The latency panel: what the run costs the people served, over simulated time. TTFT and TPOT
 // (p50 in a p50–p99 band, per window of finish times), the SLO lines, goodput and the queue
-// (LatencyCharts); a line of whole-run figures; and a "Requests…" button opening the
-// per-request table. Its numbers come from core's latency_series over the request records the
-// snapshots carry; a what-if's whole run and the current config's are drawn as ghosts.
+// (LatencyCharts), or SLO misses by cause in the "why missed" view; a line of whole-run figures
+// (or misses); and a "Requests…" button opening the per-request table. Its numbers come from
+// core's latency_series over the request records the snapshots carry; a what-if's whole run
+// and the current config's are drawn as ghosts.
 #include <QWidget>
 
 #include <memory>
@@ -15,6 +16,7 @@
 #include "theme.hpp"
 
 class QPushButton;
+class QToolButton;
 class QTimer;
 
 namespace kvscope::ui {
@@ -30,6 +32,8 @@ class LatencyPanel : public QWidget {
   ~LatencyPanel() override;
   void setTheme(const Theme& theme);
   LatencyCharts* charts() const { return charts_; }
+  // Checked: the charts show why requests missed (LatencyCharts::missView) instead of latency.
+  QToolButton* whyMissedButton() const { return whyButton_; }
   // The live run's series as last drawn (windows of the run so far).
   const latency_series& series() const { return series_; }
   // Finished requests taken from the snapshots so far.
@@ -58,10 +62,12 @@ class LatencyPanel : public QWidget {
   void reloadQueue();
   void startOver(const slo_spec& slo);
   void updateSummary();
+  void updateMissSummary();  // the "why missed" view's line: misses and their main cause
 
   LatencyCharts* charts_ = nullptr;
   LiveLabel* summary_ = nullptr;
   QPushButton* requestsButton_ = nullptr;
+  QToolButton* whyButton_ = nullptr;
   RequestTableDialog* table_ = nullptr;
   QTimer* redrawTimer_ = nullptr;
   const metrics_history* history_ = nullptr;

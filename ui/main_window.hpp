@@ -138,7 +138,8 @@ class MainWindow : public QMainWindow {
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);
   // Brings the dock named `name` (its object name without "Dock": "latency", "memory",
-  // "stats", …) to the front of its tabs; false when there is none.
+  // "stats", …; "why": latency in its why-missed view) to the front of its tabs; false when
+  // there is none.
   bool raiseDock(const QString& name);
   bool isDarkTheme() const { return theme_->dark; }
 

@@ -23,6 +23,7 @@
 #include "exports.hpp"
 #include "latency_charts.hpp"
 #include "latency_panel.hpp"
+#include "miss_chart.hpp"
 #include "whatif_controller.hpp"
 #include "io/policy_file.hpp"
 #include "io/trace_checksum.hpp"
@@ -129,10 +130,13 @@ bool MainWindow::importPolicyConfig(const QString& path, QString* error) {
 }
 
 bool MainWindow::exportPlot(QWidget* plot, const QString& path, QString* error) {
-  // The latency panel exports its TTFT/TPOT plot (goodput and queue are in the summary CSVs).
+  // The latency panel exports the plot in view, TTFT/TPOT or misses by cause (goodput and queue
+  // are in the summary CSVs).
+  const LatencyCharts* latency = latencyPanel_->charts();
   QCustomPlot* custom = plot == pressurePlot_    ? pressurePlot_->customPlot()
                         : plot == memoryPlot_    ? memoryPlot_->customPlot()
-                        : plot == latencyPanel_ ? latencyPanel_->charts()->latencyPlot()
+                        : plot == latencyPanel_ ? (latency->view() == LatencyCharts::missView ? latency->missChart()->plot()
+                                                                                              : latency->latencyPlot())
                                                  : nullptr;
   if (!custom) {
     if (error) *error = tr("no such plot");

@@ -16,6 +16,7 @@
 #include "block_table_panel.hpp"
 #include "compare_panel.hpp"
 #include "engine_bridge.hpp"
+#include "latency_charts.hpp"
 #include "latency_panel.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
@@ -117,7 +118,10 @@ QDockWidget* MainWindow::dockNamed(const char* name) const {
 }
 
 bool MainWindow::raiseDock(const QString& name) {
-  auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
+  // "why": the latency dock in its why-missed view, for a screenshot of it.
+  const bool why = name == QStringLiteral("why");
+  if (why) latencyPanel_->charts()->setView(LatencyCharts::missView);
+  auto* dock = findChild<QDockWidget*>((why ? QStringLiteral("latency") : name) + QStringLiteral("Dock"));
   if (!dock) return false;
   dock->show();
   dock->raise();

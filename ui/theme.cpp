@@ -3,6 +3,8 @@
 #include "qcustomplot_include.hpp"
 
 #include <cmath>
+#include <functional>
+#include <string_view>
 
 namespace kvscope::ui {
 namespace {
@@ -64,6 +66,29 @@ QColor Theme::sequenceColor(sequence_id id) const {
   const double val = dark ? 0.88 : ((id % 2) ? 0.80 : 0.66);
   return QColor::fromHsvF(static_cast<float>(hue / 360.0), static_cast<float>(sat),
                           static_cast<float>(val));
+}
+
+QColor Theme::causeColor(miss_cause cause) const {
+  // Okabe–Ito where it can: memory red and purple, scheduling orange and blues, migration
+  // green; grey for what the cache cannot help (infeasible alone) and what was never served.
+  // On the dark theme the two blues move apart: lifted as fp16's is, they were one colour.
+  struct Known {
+    std::string_view key;
+    QRgb light, dark;
+  };
+  static constexpr Known known[] = {
+      {"infeasible_alone", 0x9A9A9A, 0x8A8A8A}, {"kv_memory", 0xD55E00, 0xE8743A},
+      {"batch_slots", 0xE69F00, 0xE69F00},      {"behind_prefills", 0x56B4E9, 0x86CBF2},
+      {"prefill_interference", 0x0072B2, 0x1A78C2}, {"preemption", 0xCC79A7, 0xCC79A7},
+      {"migration", 0x009E73, 0x1FB88A},        {"own_work", 0xD9C62B, 0xF0E442},
+      {"rejected", 0x3C3C3C, 0xD8D8D8},
+  };
+  const std::string_view key = key_of(cause);
+  for (const Known& k : known) {
+    if (k.key == key) return QColor::fromRgb(dark ? k.dark : k.light);
+  }
+  const double hue = std::fmod(static_cast<double>(std::hash<std::string_view>{}(key) % 360) * 137.50776405, 360.0);
+  return QColor::fromHsvF(static_cast<float>(hue / 360.0), 0.6f, dark ? 0.85f : 0.7f);
 }
 
 QPalette Theme::palette() const {

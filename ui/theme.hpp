@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "memory/frame_map.hpp"
+#include "outcome/slo_misses.hpp"
 #include "quant/level.hpp"
 
 class QCustomPlot;
@@ -30,6 +31,9 @@ struct Theme {
   QColor levelColor(precision p) const { return level[static_cast<std::size_t>(ordinal(p))]; }
   // A stable, distinct colour per sequence (golden-angle hues).
   QColor sequenceColor(sequence_id id) const;
+  // The colour of an SLO miss cause wherever it is drawn, chosen by its key, so it stays the
+  // same when causes are added; a cause without one of its own gets a hue from its key.
+  QColor causeColor(miss_cause cause) const;
   QPalette palette() const;
 };
 

@@ -292,8 +292,8 @@ int main(int argc, char** argv) {
                              "FILE");
   const auto sweep = option("sweep", "Open a sweep CSV (kvscope-cli sweep) in the sweep view.", "FILE");
   const auto dark = option("dark", "Use the dark theme.");
-  const auto raise = option("raise", "Bring a dock to the front of its tabs: latency, memory, runs, sweep, stats, "
-                                     "blockTable, load, compare.", "DOCK");
+  const auto raise = option("raise", "Bring a dock to the front of its tabs: latency, why (latency, why requests "
+                                     "missed), memory, runs, sweep, stats, blockTable, load, compare.", "DOCK");
   const auto bySequence = option("by-sequence", "Colour the block map by sequence.");
   const auto select = option("select-sequence",
                              "With --screenshot: select the sequence holding the most blocks just before the shot.");

@@ -1,5 +1,7 @@
 #include "outcome/latency_series.hpp"
 
+#include "outcome/request_miss.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -21,10 +23,16 @@ double latency_window_for(double duration_s, std::size_t max_windows) noexcept {
   }
 }
 
+static_assert(miss_cause_count < 256, "a sample keeps its cause in one byte");
+
 void latency_series_builder::add(const request_record& r) {
-  if (r.outcome != request_outcome::finished) return;
-  const double ttft = r.ttft_s(), tpot = r.tpot_s();
-  samples_.push_back({r.finish_s, ttft, tpot, meets_slo(slo_, ttft, tpot, r.e2e_s())});
+  const std::optional<miss_cause> cause = miss_cause_of(slo_, r);
+  if (r.outcome != request_outcome::finished) {
+    if (cause) rejected_s_.push_back(r.finish_s);
+    return;
+  }
+  const auto code = cause ? static_cast<std::uint8_t>(*cause) : met;
+  samples_.push_back({r.finish_s, r.ttft_s(), r.tpot_s(), !cause, code});
   last_finish_s_ = std::max(last_finish_s_, r.finish_s);
 }
 
@@ -33,7 +41,7 @@ latency_series latency_series_builder::build(double window_s) const {
   latency_series out;
   out.window_s = window_s;
   out.finished = samples_.size();
-  if (samples_.empty()) {
+  if (samples_.empty() && rejected_s_.empty()) {
     std::vector<double> none;
     out.ttft_s = out.tpot_s = exact_stats(none);  // NaN: nothing measured
     return out;
@@ -41,8 +49,10 @@ latency_series latency_series_builder::build(double window_s) const {
   const auto window_of = [window_s](double t) {
     return static_cast<std::size_t>(std::max(0.0, std::floor(t / window_s)));
   };
+  double last_s = last_finish_s_;
+  for (const double t : rejected_s_) last_s = std::max(last_s, t);
   // Samples by window (a counting sort), then each window's values in one pass.
-  std::vector<std::size_t> first(window_of(last_finish_s_) + 2, 0);
+  std::vector<std::size_t> first(window_of(last_s) + 2, 0);
   for (const sample& s : samples_) ++first[window_of(s.finish_s) + 1];
   for (std::size_t w = 1; w < first.size(); ++w) first[w] += first[w - 1];
   std::vector<std::size_t> order(samples_.size());
@@ -63,6 +73,7 @@ latency_series latency_series_builder::build(double window_s) const {
       ttft.push_back(s.ttft_s);
       tpot.push_back(s.tpot_s);
       win.good += s.good;
+      if (s.cause != met) ++win.missed[s.cause];
     }
     win.finished = first[w + 1] - first[w];
     out.good += win.good;
@@ -71,6 +82,10 @@ latency_series latency_series_builder::build(double window_s) const {
     all_tpot.insert(all_tpot.end(), tpot.begin(), tpot.end());
     win.ttft_s = exact_stats(ttft);
     win.tpot_s = exact_stats(tpot);
+  }
+  for (const double t : rejected_s_) ++out.windows[window_of(t)].missed[static_cast<std::size_t>(miss_cause::rejected)];
+  for (const latency_window& win : out.windows) {
+    for (std::size_t c = 0; c < miss_cause_count; ++c) out.missed[c] += win.missed[c];
   }
   out.ttft_s = exact_stats(all_ttft);
   out.tpot_s = exact_stats(all_tpot);

@@ -4,7 +4,10 @@
 #include <QElapsedTimer>
 #include <QTest>
 
+#include <gtest/gtest.h>
+
 #include "engine_bridge.hpp"
+#include "latency_panel.hpp"
 #include "main_window.hpp"
 #include "run_setup.hpp"
 
@@ -54,6 +57,15 @@ bool stepAndShow(ui::MainWindow& window, runner& feed, std::uint32_t n) {
     const auto s = window.bridge()->current();
     return s && s->step >= target && !s->playing;
   });
+}
+
+std::shared_ptr<const engine_snapshot> playToEnd(ui::MainWindow& window, runner& feed) {
+  feed.post(play_command{});
+  const bool ended = waitFor([&] { return window.bridge()->current() && window.bridge()->current()->finished; },
+                             std::chrono::seconds(60));
+  if (!ended) ADD_FAILURE() << "the run did not end within a minute";
+  window.latencyPanel()->redraw();
+  return window.bridge()->current();
 }
 
 RecordingFeed::RecordingFeed(std::shared_ptr<const engine_snapshot> s)

@@ -38,6 +38,10 @@ bool waitFor(const std::function<bool()>& done, std::chrono::milliseconds timeou
 // shown a snapshot at that step.
 bool stepAndShow(ui::MainWindow& window, runner& feed, std::uint32_t n);
 
+// Plays the window's run to its end (a minute at most) and lets its latency panel draw it;
+// returns the newest snapshot.
+std::shared_ptr<const engine_snapshot> playToEnd(ui::MainWindow& window, runner& feed);
+
 // An engine_feed that records every command and serves whatever snapshot the test sets: only
 // for the bridge's own edge cases (snapshot order), which a live engine cannot stage.
 class RecordingFeed final : public engine_feed {

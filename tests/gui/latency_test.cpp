@@ -33,19 +33,10 @@ run_description sessionWithSlo() {
   return s;
 }
 
-// Plays the window's run to its end and lets the panel draw it.
-SnapshotPtr playToEnd(MainWindow& window, runner& feed) {
-  feed.post(play_command{});
-  EXPECT_TRUE(test::waitFor([&] { return window.bridge()->current() && window.bridge()->current()->finished; },
-                            std::chrono::seconds(60)));
-  window.latencyPanel()->redraw();
-  return window.bridge()->current();
-}
-
 TEST(Latency, WholeRunPercentilesAreTheRunSummarysAndEveryRequestIsDrawn) {
   runner* feed = nullptr;
   auto window = test::makeWindow(sessionWithSlo(), &feed);
-  const SnapshotPtr end = playToEnd(*window, *feed);
+  const SnapshotPtr end = test::playToEnd(*window, *feed);
   ASSERT_TRUE(end && end->summary);
   const LatencyPanel& panel = *window->latencyPanel();
   const outcome_summary& service = end->summary->service;
@@ -85,7 +76,7 @@ TEST(Latency, WholeRunPercentilesAreTheRunSummarysAndEveryRequestIsDrawn) {
 TEST(Latency, WithoutAnSloThereAreNoSloLines) {
   runner* feed = nullptr;
   auto window = test::makeWindow(test::smallSession(), &feed);
-  playToEnd(*window, *feed);
+  test::playToEnd(*window, *feed);
   EXPECT_TRUE(std::isnan(window->latencyPanel()->charts()->sloLineMs(LatencyCharts::ttft)));
   EXPECT_TRUE(std::isnan(window->latencyPanel()->charts()->sloLineMs(LatencyCharts::tpot)));
 }
@@ -93,25 +84,28 @@ TEST(Latency, WithoutAnSloThereAreNoSloLines) {
 TEST(Latency, RequestTableHasARowPerRequestLiveAndFromTheCliCsv) {
   runner* feed = nullptr;
   auto window = test::makeWindow(sessionWithSlo(), &feed);
-  const SnapshotPtr end = playToEnd(*window, *feed);
+  const SnapshotPtr end = test::playToEnd(*window, *feed);
   RequestTableDialog* table = window->latencyPanel()->openRequestTable();
   const auto completed = end->summary->service.finished + end->summary->service.rejected;
   ASSERT_EQ(static_cast<std::uint64_t>(table->model()->rowCount()), completed);
   EXPECT_EQ(completed, end->summary->requests_total);  // the load is over: every request is there
 
-  // Sorted by TTFT (column 3), numbers sort as numbers: the slowest comes last.
-  table->view()->sortByColumn(3, Qt::AscendingOrder);
+  // Sorted by TTFT (after request, outcome, missed because, arrival), numbers sort as numbers:
+  // the slowest comes last.
+  constexpr int ttft_column = 4;
+  ASSERT_EQ(table->model()->headerData(ttft_column, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("TTFT (ms)"));
+  table->view()->sortByColumn(ttft_column, Qt::AscendingOrder);
   const QAbstractItemModel* shown = table->view()->model();
-  const double last = shown->index(shown->rowCount() - 1, 3).data(RequestTableModel::sortRole).toDouble();
+  const double last = shown->index(shown->rowCount() - 1, ttft_column).data(RequestTableModel::sortRole).toDouble();
   EXPECT_EQ(last, end->summary->service.latency.ttft_s.max);
 
   // After 'reason', one column per latency part; a finished request's TTFT parts add up to its TTFT.
-  constexpr int first_part = 12;
+  constexpr int first_part = RequestTableModel::firstPartColumn;
   ASSERT_EQ(table->model()->columnCount(), first_part + static_cast<int>(latency_part_columns.size()));
   EXPECT_EQ(table->model()->headerData(first_part + 1, Qt::Horizontal, Qt::DisplayRole).toString(),
             QStringLiteral("wait kv memory (ms)"));
   for (int row = 0; row < table->model()->rowCount(); ++row) {
-    const double ttft = table->model()->index(row, 3).data(RequestTableModel::sortRole).toDouble();
+    const double ttft = table->model()->index(row, ttft_column).data(RequestTableModel::sortRole).toDouble();
     if (ttft < 0) continue;  // rejected: no TTFT
     double parts = 0;
     for (int c = 0; c < 8; ++c) parts += table->model()->index(row, first_part + c).data(RequestTableModel::sortRole).toDouble();

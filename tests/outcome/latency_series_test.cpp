@@ -1,11 +1,14 @@
 // Latency over time: windows by finish time, exact percentiles per window and over the run,
-// goodput per window, on hand-computed cases.
+// goodput and misses by cause per window, on hand-computed cases.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "outcome/latency_series.hpp"
+#include "outcome/request_miss.hpp"
 #include "outcome/request_outcomes.hpp"
 
 namespace kvscope {
@@ -93,11 +96,12 @@ TEST(LatencySeries, WithoutAnSloEveryFinishedRequestIsGood) {
 }
 
 TEST(LatencySeries, WholeRunEqualsTheTrackersSummary) {
-  // The same requests through request_outcomes: the series' whole-run percentiles and good
-  // count are the summary's, bit for bit.
+  // The same requests through request_outcomes: the series' whole-run percentiles, good
+  // count and misses by cause are the summary's, bit for bit.
   const slo_spec slo{0.3, 0.05, std::nullopt};
   latency_series_builder b(slo);
   request_outcomes o([&b](const request_record& r) { b.add(r); });
+  o.set_slo(slo);
   for (int i = 0; i < 40; ++i) {
     const double t0 = 0.1 * i;
     const request_handle h = o.arrived(static_cast<std::uint64_t>(i), t0, 10, 3);
@@ -107,6 +111,7 @@ TEST(LatencySeries, WholeRunEqualsTheTrackersSummary) {
     o.emitted(h, t0 + 0.4 + 0.031 * (i % 3));
     o.finished(h, t0 + 0.4 + 0.031 * (i % 3));
   }
+  o.rejected(o.arrived(40, 2.0, 10, 3), 2.0, "too long");  // a miss with no latency
   const outcome_summary summary = o.summary(5.0, slo);
   const latency_series s = b.build(latency_window_for(b.last_finish_s()));
   EXPECT_EQ(s.finished, summary.finished);
@@ -115,9 +120,85 @@ TEST(LatencySeries, WholeRunEqualsTheTrackersSummary) {
   EXPECT_EQ(s.ttft_s.p50, summary.latency.ttft_s.p50);
   EXPECT_EQ(s.tpot_s.p99, summary.latency.tpot_s.p99);
   EXPECT_EQ(s.tpot_s.mean, summary.latency.tpot_s.mean);
+  EXPECT_EQ(s.missed, summary.misses.requests);
+  EXPECT_EQ(s.missed_total(), summary.misses.missed);
+  EXPECT_GT(s.missed_total(), 0u) << "the SLO should fail some requests";
   std::uint64_t in_windows = 0;
   for (const latency_window& w : s.windows) in_windows += w.finished;
   EXPECT_EQ(in_windows, 40u);
+}
+
+// Misses by cause per window. The records are made so each one's cause is plain from its parts.
+constexpr std::size_t cause_index(miss_cause c) { return static_cast<std::size_t>(c); }
+
+// A request finishing at `finish_s` with these latencies whose time went to `wait_s` of KV-memory
+// wait before its first token and `interference_s` of others' prefill chunks after it.
+request_record missing_series_record(double finish_s, double ttft_s, double tpot_s, double wait_s,
+                                     double interference_s) {
+  request_record r = finished(finish_s, ttft_s, tpot_s);
+  r.parts.wait_kv_memory_s = wait_s;
+  r.parts.prefill_s = ttft_s - wait_s;
+  r.parts.decode_prefill_s = interference_s;
+  r.parts.decode_s = tpot_s - interference_s;
+  r.alone_ttft_s = 0.05;
+  r.alone_tpot_s = 0.01;
+  return r;
+}
+
+TEST(LatencySeriesMisses, EachWindowCountsItsMissesByDominantCause) {
+  const slo_spec slo{0.5, 0.05, std::nullopt};
+  latency_series_builder b(slo);
+  // [0, 1): a TTFT miss from memory, a TPOT miss from prefill chunks, one that met both.
+  b.add(missing_series_record(0.2, 0.9, 0.02, 0.8, 0));
+  b.add(missing_series_record(0.4, 0.1, 0.09, 0, 0.07));
+  b.add(missing_series_record(0.6, 0.1, 0.02, 0, 0));
+  // [1, 2): nothing. [2, 3): one that would miss even alone, and a rejection.
+  request_record hopeless = missing_series_record(2.5, 0.9, 0.02, 0.8, 0);
+  hopeless.alone_ttft_s = 0.7;
+  b.add(hopeless);
+  request_record refused;
+  refused.outcome = request_outcome::rejected;
+  refused.finish_s = 2.9;
+  b.add(refused);
+  // [3, 4): only a rejection, after the last finish: its window is there too.
+  refused.finish_s = 3.1;
+  b.add(refused);
+
+  const latency_series s = b.build(1.0);
+  ASSERT_EQ(s.windows.size(), 4u);
+  std::array<std::uint64_t, miss_cause_count> first{};
+  first[cause_index(miss_cause::kv_memory)] = 1;
+  first[cause_index(miss_cause::prefill_interference)] = 1;
+  EXPECT_EQ(s.windows[0].missed, first);
+  EXPECT_EQ(s.windows[0].missed_total(), 2u);
+  EXPECT_EQ(s.windows[1].missed_total(), 0u);
+  EXPECT_EQ(s.windows[2].missed[cause_index(miss_cause::infeasible_alone)], 1u);
+  EXPECT_EQ(s.windows[2].missed[cause_index(miss_cause::rejected)], 1u);
+  EXPECT_EQ(s.windows[2].missed_total(), 2u);
+  EXPECT_EQ(s.windows[3].missed[cause_index(miss_cause::rejected)], 1u);
+  EXPECT_EQ(s.windows[3].finished, 0u);
+  // Over the run: finished misses are those not good, plus every rejection.
+  EXPECT_EQ(s.missed[cause_index(miss_cause::rejected)], 2u);
+  EXPECT_EQ(s.missed_total(), s.finished - s.good + 2);
+  // A window's misses are each exactly the request's own dominant_cause.
+  const request_record tpot_miss = missing_series_record(0.4, 0.1, 0.09, 0, 0.07);
+  EXPECT_EQ(miss_cause_of(slo, tpot_miss), miss_cause::prefill_interference);
+  EXPECT_EQ(miss_cause_of(slo, missing_series_record(0.6, 0.1, 0.02, 0, 0)), std::nullopt);
+}
+
+TEST(LatencySeriesMisses, WithoutAnSloNothingMisses) {
+  latency_series_builder b;
+  b.add(missing_series_record(0.2, 0.9, 0.02, 0.8, 0));
+  request_record refused;
+  refused.outcome = request_outcome::rejected;
+  refused.finish_s = 0.5;
+  b.add(refused);
+  const latency_series s = b.build(1.0);
+  ASSERT_EQ(s.windows.size(), 1u);
+  EXPECT_EQ(s.windows[0].missed_total(), 0u);
+  EXPECT_EQ(s.missed_total(), 0u);
+  EXPECT_EQ(miss_cause_of({}, refused), std::nullopt);
+  EXPECT_EQ(miss_cause_of({0.5, std::nullopt, std::nullopt}, refused), miss_cause::rejected);
 }
 
 }  // namespace

@@ -62,12 +62,8 @@ std::string score_text(const tune_problem& p, const tune_score& s) {
 // never exercised, so the search could not tell them apart and the policy does not matter here.
 void print_policy_note(const run_description& chosen_run, const tune_score& s, bool capacity) {
   if (chosen_run.options.policy.family != policy_family::ewma) return;
-  double transitions = NAN, peak = NAN;
-  for (const auto& [key, value] : s.figures) {
-    if (key == "transitions_per_hour") transitions = value;
-    if (key == "peak_usage") peak = value;
-  }
-  if (transitions != 0 || std::isnan(peak)) return;
+  const double peak = figure(s, "peak_usage");
+  if (figure(s, "transitions_per_hour") != 0 || std::isnan(peak)) return;
   std::cout << "note        the chosen policy never changed level" << (capacity ? " at capacity" : "")
             << " (KV usage peaked at " << number(100 * peak)
             << " %): its thresholds were never exercised, so configs that differ only in thresholds above that "

@@ -115,14 +115,6 @@ bool ties(const tune_score& a, const tune_score& b) noexcept {
   return a.objective <= upper(b) && b.objective <= upper(a);
 }
 
-// A figure of the run scored; NaN when it was not measured.
-double figure(const tune_score& s, std::string_view key) noexcept {
-  for (const auto& [k, v] : s.figures) {
-    if (k == key) return v;
-  }
-  return NAN;
-}
-
 // -1 when a's figure is smaller (NaN counts as the largest), 1 when larger, 0 when equal.
 int compare_lower(double a, double b) noexcept {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) == std::isnan(b) ? 0 : (std::isnan(a) ? 1 : -1);
@@ -158,6 +150,13 @@ sweep_config config_at(const tune_problem& problem, const grid_point& point) {
     config.push_back({problem.axes[a].name, problem.axes[a].values[point[a]]});
   }
   return config;
+}
+
+double figure(const tune_score& s, std::string_view key) noexcept {
+  for (const auto& [k, v] : s.figures) {
+    if (k == key) return v;
+  }
+  return NAN;
 }
 
 bool feasible(const tune_problem& problem, const tune_score& score) {

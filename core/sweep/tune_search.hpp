@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -79,6 +80,8 @@ grid_point grid_point_at(const tune_problem& problem, std::size_t index);
 sweep_config config_at(const tune_problem& problem, const grid_point& point);
 
 bool feasible(const tune_problem& problem, const tune_score& score);
+// A figure of the run scored (tune_score::figures) by key; NaN when it was not measured.
+double figure(const tune_score& score, std::string_view key) noexcept;
 // True when (a at index ia) ranks before (b at index ib).
 bool ranks_before(const tune_problem& problem, const tune_score& a, std::size_t ia, const tune_score& b,
                   std::size_t ib);

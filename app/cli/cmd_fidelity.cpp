@@ -195,6 +195,10 @@ void print_factors(const timing_factors& f) {
               f.compute_efficiency, f.memory_efficiency, f.kv_memory_efficiency, 1e6 * f.step_overhead_s,
               1e6 * f.layer_overhead_s, 1e6 * f.sequence_overhead_s, 1e6 * f.v0_step_overhead_s,
               1e6 * f.v0_layer_overhead_s, 1e6 * f.v0_sequence_overhead_s);
+  for (const auto& [gpu, share] : f.sustained_share_by_gpu) {
+    std::printf("sustained_share of %s %.4f (against %.*s)\n", gpu.c_str(), share,
+                static_cast<int>(sustained_share_reference_gpu.size()), sustained_share_reference_gpu.data());
+  }
 }
 
 // --fit: the factors every GPU shares, fitted on the chosen points (all of them reported);
@@ -316,6 +320,7 @@ void add_fidelity_command(CLI::App& root, int& exit_code) {
       ->delimiter(',');
   cmd->add_flag("--fit", o->fit,
                "Fit the step-time factors every GPU shares (three efficiencies, step, layer and sequence overheads) "
+               "and the sustained share of each GPU but the A100 80GB with three points or more "
                "to the chosen points, print them, and report with them");
   cmd->add_option("--fit-on", o->fit_on,
                   "Cross-validation: fit on the points of this GPU or source, report on the others");

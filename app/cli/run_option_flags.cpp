@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "run/calibration_fit.hpp"
 
 namespace kvscope::cli {
 
@@ -33,11 +34,7 @@ expected<void, std::string> run_option_flags::apply(engine_options& options) con
   if (!calibration_path_.empty()) {
     const auto c = read_calibration(calibration_path_);
     if (!c) return unexpected{"--calibration: " + c.error()};
-    options.compute_efficiency = c->compute_efficiency;
-    options.memory_efficiency = c->memory_efficiency;
-    options.step_overhead_s = c->step_overhead_s;
-    options.layer_overhead_s = c->layer_overhead_s;
-    options.sequence_overhead_s = c->sequence_overhead_s;
+    apply_calibration(options, *c);
     calibrated_gpu = c->gpu;
   }
   for (const auto& t : typed_) {

@@ -80,6 +80,7 @@ struct engine_options {
   // The host overheads a GPU without overheads of its own gets: V1's, or V0's.
   vllm_engine_kind vllm_engine = vllm_engine_kind::v1;
   double compute_efficiency = 0;
+  double sustained_share = 0;
   double memory_efficiency = 0;
   double kv_memory_efficiency = 0;
   double step_overhead_s = 0;

@@ -32,13 +32,15 @@ expected<void, std::string> resolve_hardware(const engine_options& o, engine_set
       }
     }
     if (o.compute_efficiency > 0) s.gpu->compute_efficiency = o.compute_efficiency;
+    if (o.sustained_share > 0) s.gpu->sustained_share = o.sustained_share;
     if (o.memory_efficiency > 0) s.gpu->memory_efficiency = o.memory_efficiency;
     if (o.kv_memory_efficiency > 0) s.gpu->kv_memory_efficiency = o.kv_memory_efficiency;
     if (o.step_overhead_s > 0) s.gpu->step_overhead_s = o.step_overhead_s;
     if (o.layer_overhead_s > 0) s.gpu->layer_overhead_s = o.layer_overhead_s;
     if (o.sequence_overhead_s > 0) s.gpu->sequence_overhead_s = o.sequence_overhead_s;
     if (auto why = check_gpu_spec(*s.gpu)) return unexpected{"gpu: " + *why};
-  } else if (o.compute_efficiency > 0 || o.memory_efficiency > 0 || o.kv_memory_efficiency > 0 ||
+  } else if (o.compute_efficiency > 0 || o.sustained_share > 0 || o.memory_efficiency > 0 ||
+             o.kv_memory_efficiency > 0 ||
              o.step_overhead_s > 0 ||
              o.layer_overhead_s > 0 || o.sequence_overhead_s > 0) {
     return unexpected{std::string(

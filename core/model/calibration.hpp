@@ -38,6 +38,8 @@ struct calibration {
   std::string model;
   std::string gpu;
   std::uint32_t tensor_parallel = 1;
+  // Share of the GPU's benchmark rates its steps reach, measured on it: the GPU's sustained_share
+  // is in it, so a calibrated run sets that to 1.
   double compute_efficiency = 0;
   double memory_efficiency = 0;
   double step_overhead_s = 0;   // the GPU's, held: one step's fixed cost is the layers' too

@@ -35,6 +35,7 @@ constexpr number_field number_fields[] = {
     {"gemm_flops", &gpu_spec::gemm_flops, 0, 1e17, "0 or FLOP/s up to peak_bf16_flops", false},
     {"attention_flops", &gpu_spec::attention_flops, 0, 1e17, "0 or FLOP/s up to peak_bf16_flops",
      false},
+    {"sustained_share", &gpu_spec::sustained_share, 0.05, 1.0, "a number in [0.05, 1]", false},
     // Below 1 % of a peak no serving engine runs; what would divide a step into nothing.
     {"compute_efficiency", &gpu_spec::compute_efficiency, 0.01, 1.0, "a number in [0.01, 1]", false},
     {"memory_efficiency", &gpu_spec::memory_efficiency, 0.01, 1.0, "a number in [0.01, 1]", false},

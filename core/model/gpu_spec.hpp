@@ -21,36 +21,36 @@ namespace kvscope {
 // Share of the attainable rates (gemm_flops, attention_flops) a serving step's matmuls and
 // attention reach: below 1 because a step's GEMMs are smaller and more varied than the best shape
 // a matmul benchmark finds.
-inline constexpr double default_compute_efficiency = 0.6427;
+inline constexpr double default_compute_efficiency = 0.7191;
 
 // Share of peak memory bandwidth the matmuls reach while they stream the weights (decode's GEMVs
 // and small GEMMs): streaming kernels get close to 90 % of HBM peak.
-inline constexpr double default_memory_efficiency = 0.8199;
+inline constexpr double default_memory_efficiency = 0.7777;
 
 // Share of peak memory bandwidth attention reaches over the paged KV cache: blocks of 16 tokens
 // scattered through the pool, gathered through a block table, read in shorter bursts than weights.
-inline constexpr double default_kv_memory_efficiency = 0.3752;
+inline constexpr double default_kv_memory_efficiency = 0.4802;
 
 // Time per step no roofline sees: scheduling, input preparation and sampling on the host that
 // the engine does not overlap with GPU work (vLLM's v0.6.0 performance post,
 // blog.vllm.ai/2024/09/05/perf-update.html, found it a large share of a Llama-3-8B step on an
 // H100 before overlapping them).
-inline constexpr double default_step_overhead_s = 155.8e-6;
+inline constexpr double default_step_overhead_s = 388.9e-6;
 
 // Time per layer per step beside its matmuls and attention: the norms, rotary embedding,
 // activation and residual kernels and the gaps between launches, which grow with depth and not
 // with the bytes or FLOPs of the step.
-inline constexpr double default_layer_overhead_s = 80.04e-6;
+inline constexpr double default_layer_overhead_s = 54.43e-6;
 
 // Host time per scheduled sequence per step: building its inputs, sampling and detokenizing its
 // token, streaming it out.
-inline constexpr double default_sequence_overhead_s = 26.98e-6;
+inline constexpr double default_sequence_overhead_s = 29.55e-6;
 
 // The same three host overheads for vLLM's V0 engine (0.5-0.7), fitted with the above on the
 // set's V0 points: engine_setup uses them for --vllm-engine v0 where the GPU has the V1 defaults.
-inline constexpr double default_v0_step_overhead_s = 81.1e-6;
-inline constexpr double default_v0_layer_overhead_s = 80.04e-6;
-inline constexpr double default_v0_sequence_overhead_s = 5.20e-6;
+inline constexpr double default_v0_step_overhead_s = 333.8e-6;
+inline constexpr double default_v0_layer_overhead_s = 54.43e-6;
+inline constexpr double default_v0_sequence_overhead_s = 5.09e-6;
 
 // Attainable shares of peak BF16 FLOP/s for a GPU file that gives no benchmark figure: the best
 // BF16 matmul on NVIDIA data-centre GPUs reaches 80-86 % of peak (stas00/ml-engineering, "Maximum
@@ -58,6 +58,11 @@ inline constexpr double default_v0_sequence_overhead_s = 5.20e-6;
 // (Dao, arXiv:2307.08691; Shah et al., arXiv:2407.08608).
 inline constexpr double default_gemm_share_of_peak = 0.8;
 inline constexpr double default_attention_share_of_peak = 0.5;
+
+// The fidelity fit's reference GPU: its sustained_share is 1 by definition, so the shared
+// compute_efficiency is relative to its benchmark rates; another GPU's share says how much less of
+// its own benchmark rates it holds through a serving run (docs/timing-model.md).
+inline constexpr std::string_view sustained_share_reference_gpu = "a100-80g";
 
 struct gpu_spec {
   std::string name;                         // a built-in's short name, or the file it came from
@@ -72,6 +77,10 @@ struct gpu_spec {
   // What FlashAttention's forward pass sustains at head_dim 128, FLOP/s (cited); 0:
   // default_attention_share_of_peak x peak.
   double attention_flops = 0;
+  // Share of gemm_flops and attention_flops the GPU holds through a serving run against the
+  // reference GPU's (sustained_share_reference_gpu): a benchmark times seconds of one kernel, a
+  // server runs for minutes at its power limit. 1: as the reference.
+  double sustained_share = 1.0;
   double compute_efficiency = default_compute_efficiency;    // share of the attainable rates
   double memory_efficiency = default_memory_efficiency;      // of peak bandwidth, weight reads
   double kv_memory_efficiency = default_kv_memory_efficiency;  // of peak bandwidth, KV traffic

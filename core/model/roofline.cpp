@@ -95,7 +95,7 @@ step_time roofline::estimate(const step_work& work) const noexcept {
   t.flops = matmul_flops + attention_flops;
   if (t.bytes == 0 && t.flops == 0) return t;  // nothing happened: no step
 
-  const double eta_c = gpu.compute_efficiency;
+  const double eta_c = gpu.compute_efficiency * gpu.sustained_share;
   const double weight_bandwidth = gpu.memory_efficiency * gpu.memory_bandwidth_bytes_per_s;
   const double kv_bandwidth = gpu.kv_memory_efficiency * gpu.memory_bandwidth_bytes_per_s;
   const double matmul_compute = matmul_flops / (eta_c * attainable_gemm_flops(gpu));

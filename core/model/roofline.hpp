@@ -5,17 +5,18 @@
 //
 //   t      = step_overhead + layers * layer_overhead + sequences * sequence_overhead
 //            + matmul + attention + elementwise + comm
-//   matmul = max(2 * active_params * tokens / tp / (eta_c * gemm_flops),
+//   matmul = max(2 * active_params * tokens / tp / (eta_c * share * gemm_flops),
 //                weights read once per step / tp / (eta_m * peak_bandwidth))
 //   attention = max((4 * layers * q_heads * head_dim * context_token_reads / tp + dequant FLOPs
-//                    / kv_shards) / (eta_c * attention_flops),
+//                    / kv_shards) / (eta_c * share * attention_flops),
 //                   (KV read + KV written + migration bytes) / kv_shards / (eta_kv * bandwidth))
 //   elementwise = tokens * layers * (8 * hidden + (2 * (q_heads + kv_heads) * head_dim
 //                 + 3 * mlp_width) / tp) * dtype_bytes / (eta_m * peak_bandwidth)
 //   comm (tp > 1) = 2 all-reduces per layer of hidden * tokens * dtype bytes, each moving
 //        2 (tp - 1) / tp of it over the link (ring all-reduce)
 //
-// gemm_flops and attention_flops are what the GPU's best matmul and FlashAttention sustain
+// gemm_flops and attention_flops are what the GPU's best matmul and FlashAttention reach in a
+// benchmark, share (sustained_share) how much of them it holds through a serving run
 // (gpu_spec.hpp). docs/timing-model.md explains every term, its default and its source.
 #include <array>
 #include <cstddef>

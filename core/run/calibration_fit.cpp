@@ -201,6 +201,15 @@ std::pair<double, double> simulated_medians_ms(const engine_options& options, co
   return {1e3 * r.ttft_s.p50, 1e3 * r.tpot_s.p50};
 }
 
+void apply_calibration(engine_options& options, const calibration& c) {
+  options.compute_efficiency = c.compute_efficiency;
+  options.sustained_share = 1.0;
+  options.memory_efficiency = c.memory_efficiency;
+  options.step_overhead_s = c.step_overhead_s;
+  options.layer_overhead_s = c.layer_overhead_s;
+  options.sequence_overhead_s = c.sequence_overhead_s;
+}
+
 expected<calibration, std::string> fit_calibration(const engine_options& base,
                                                    const std::vector<vllm_bench_result>& measured,
                                                    const calibration_options& options) {
@@ -223,7 +232,10 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
   // options' overrides: where the fit starts, and what it holds.
   const gpu_spec& gpu = *setup->gpu;
   p.options.step_overhead_s = gpu.step_overhead_s;
-  p.start = {logit(std::min(gpu.compute_efficiency, 0.99)), std::log(std::max(gpu.layer_overhead_s, 1e-7)),
+  // Measured on this GPU, the compute efficiency is what it sustains against its own benchmark
+  // rates: the fit runs at a sustained share of 1 and starts from (or holds) their product.
+  p.options.sustained_share = 1.0;
+  p.start = {logit(std::min(gpu.compute_efficiency * gpu.sustained_share, 0.99)), std::log(std::max(gpu.layer_overhead_s, 1e-7)),
              std::log(std::max(gpu.sequence_overhead_s, 1e-6)), logit(std::min(gpu.memory_efficiency, 0.99))};
 
   calibration c;

@@ -40,6 +40,10 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
                                                    const std::vector<vllm_bench_result>& measured,
                                                    const calibration_options& options = {});
 
+// Sets the factors `c` fitted (and held) on `options`, and a sustained share of 1: measured on
+// its GPU, the calibration's compute efficiency already holds what the GPU sustains.
+void apply_calibration(engine_options& options, const calibration& c);
+
 // Simulated median TTFT and TPOT (ms) of replaying `m` with `options`.
 std::pair<double, double> simulated_medians_ms(const engine_options& options, const vllm_bench_result& m,
                                                std::uint32_t max_requests);

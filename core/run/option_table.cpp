@@ -208,6 +208,10 @@ const std::vector<option_spec>& table() {
       {"compute-efficiency", "compute_efficiency", option_kind::real, "", 0, 1, 1,
        "Roofline: share of the GPU's peak FLOP/s a step reaches (0 = the GPU's own; --calibration sets it)",
        in_simulate | in_bench | in_session, false, nullptr, KV_REAL(compute_efficiency)},
+      {"sustained-share", "sustained_share", option_kind::real, "", 0, 1, 1,
+       "Roofline: share of the GPU's benchmark matmul and attention rates it holds through a run, "
+       "against the A100's (0 = the GPU's own; docs/timing-model.md)",
+       in_simulate | in_bench | in_session, false, nullptr, KV_REAL(sustained_share)},
       {"memory-efficiency", "memory_efficiency", option_kind::real, "", 0, 1, 1,
        "Roofline: share of the GPU's peak bandwidth the weight reads reach (0 = the GPU's own; --calibration sets it)",
        in_simulate | in_bench | in_session, false, nullptr, KV_REAL(memory_efficiency)},

@@ -9,6 +9,7 @@
 #include "io/bench_table.hpp"
 #include "policy/policy_config.hpp"
 #include "run/bench_replay.hpp"
+#include "run/calibration_fit.hpp"
 
 namespace kvscope {
 namespace {
@@ -73,13 +74,10 @@ engine_options fidelity_options(const fidelity_point& p, const std::optional<cal
   o.step_overhead_s = v0 ? factors.v0_step_overhead_s : factors.step_overhead_s;
   o.layer_overhead_s = v0 ? factors.v0_layer_overhead_s : factors.layer_overhead_s;
   o.sequence_overhead_s = v0 ? factors.v0_sequence_overhead_s : factors.sequence_overhead_s;
-  if (c && c->gpu == o.gpu) {
-    o.compute_efficiency = c->compute_efficiency;
-    o.memory_efficiency = c->memory_efficiency;
-    o.step_overhead_s = c->step_overhead_s;
-    o.layer_overhead_s = c->layer_overhead_s;
-    o.sequence_overhead_s = c->sequence_overhead_s;
+  for (const auto& [gpu, share] : factors.sustained_share_by_gpu) {
+    if (gpu == o.gpu) o.sustained_share = share;
   }
+  if (c && c->gpu == o.gpu) apply_calibration(o, *c);
   return o;
 }
 

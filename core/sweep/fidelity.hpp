@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/engine_options.hpp"
@@ -35,6 +36,8 @@ struct timing_factors {
   double v0_step_overhead_s = 0;  // the V0 engine's (the points of vLLM before 0.8)
   double v0_layer_overhead_s = 0;
   double v0_sequence_overhead_s = 0;
+  // The sustained share of each GPU named here (kvscope's GPU name); the others keep their own.
+  std::vector<std::pair<std::string, double>> sustained_share_by_gpu;
 };
 
 // The options the point's server ran with: accounting payload, budget auto, every block at fp16

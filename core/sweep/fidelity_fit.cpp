@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "model/gpu_spec.hpp"
@@ -11,8 +12,10 @@
 namespace kvscope {
 namespace {
 
+// Parameters 0-7 are the shared factors; one more per GPU whose sustained share is fitted.
+constexpr std::size_t shared_parameters = 8;
 
-timing_factors factors_at(const std::vector<double>& x) {
+timing_factors factors_at(const std::vector<double>& x, std::span<const std::string> share_gpus) {
   timing_factors f;
   f.compute_efficiency = std::clamp(sigmoid(x[0]), 0.01, 1.0);
   f.memory_efficiency = std::clamp(sigmoid(x[1]), 0.01, 1.0);
@@ -25,7 +28,30 @@ timing_factors factors_at(const std::vector<double>& x) {
   f.v0_step_overhead_s = std::clamp(std::exp(x[6]), 1e-7, 1.0);
   f.v0_layer_overhead_s = f.layer_overhead_s;
   f.v0_sequence_overhead_s = std::clamp(std::exp(x[7]), 1e-9, 0.01);
+  for (std::size_t i = 0; i < share_gpus.size(); ++i) {
+    f.sustained_share_by_gpu.emplace_back(share_gpus[i], std::clamp(sigmoid(x[shared_parameters + i]), 0.05, 1.0));
+  }
   return f;
+}
+
+// The GPUs of `points` other than the reference that run at least `min_points` of them: each
+// gets its own sustained share (with fewer points it would follow their noise). None without the
+// reference's points: the shares are relative to it, and alone they and compute_efficiency are
+// one thing.
+std::vector<std::string> share_gpus_of(std::span<const fidelity_point* const> points) {
+  constexpr std::size_t min_points = 3;
+  std::vector<std::string> gpus;
+  const bool reference_present = std::any_of(points.begin(), points.end(),
+                                             [](const auto* p) { return p->gpu == sustained_share_reference_gpu; });
+  if (!reference_present) return gpus;
+  for (const auto* p : points) {
+    if (p->gpu == sustained_share_reference_gpu) continue;
+    const auto n = std::count_if(points.begin(), points.end(), [&](const auto* q) { return q->gpu == p->gpu; });
+    if (n >= static_cast<std::ptrdiff_t>(min_points) && std::find(gpus.begin(), gpus.end(), p->gpu) == gpus.end()) {
+      gpus.push_back(p->gpu);
+    }
+  }
+  return gpus;
 }
 
 }  // namespace
@@ -53,17 +79,24 @@ double fidelity_cost(std::span<const fidelity_point* const> points, const timing
 
 fidelity_fit fit_timing_factors(std::span<const fidelity_point* const> points, std::size_t max_evaluations,
                                 const std::function<void(std::size_t, double)>& progress) {
-  const std::vector<double> start = {logit(default_compute_efficiency), logit(default_memory_efficiency),
+  const auto share_gpus = share_gpus_of(points);
+  std::vector<double> start = {logit(default_compute_efficiency), logit(default_memory_efficiency),
                                      logit(default_kv_memory_efficiency),
                                      std::log(std::max(default_step_overhead_s, 1e-4)),
                                      std::log(std::max(default_layer_overhead_s, 1e-5)),
                                      std::log(std::max(default_sequence_overhead_s, 1e-5)),
                                      std::log(std::max(default_v0_step_overhead_s, 1e-4)),
                                      std::log(std::max(default_v0_sequence_overhead_s, 1e-5))};
+  std::vector<double> steps = {0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0};
+  for (const auto& gpu : share_gpus) {
+    const auto spec = builtin_gpu(gpu);
+    start.push_back(logit(std::min(spec ? spec->sustained_share : 1.0, 0.9)));
+    steps.push_back(0.5);
+  }
   double best = std::numeric_limits<double>::infinity();
   std::size_t evaluations = 0;
   const auto cost = [&](const std::vector<double>& x) {
-    const double c = fidelity_cost(points, factors_at(x));
+    const double c = fidelity_cost(points, factors_at(x, share_gpus));
     ++evaluations;
     if (c < best) {
       best = c;
@@ -71,8 +104,8 @@ fidelity_fit fit_timing_factors(std::span<const fidelity_point* const> points, s
     }
     return c;
   };
-  const auto found = nelder_mead(cost, start, {0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0}, max_evaluations, 1e-3);
-  return {factors_at(found.best), found.cost, found.evaluations};
+  const auto found = nelder_mead(cost, start, steps, max_evaluations, 1e-3);
+  return {factors_at(found.best, share_gpus), found.cost, found.evaluations};
 }
 
 }  // namespace kvscope

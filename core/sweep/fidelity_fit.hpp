@@ -24,7 +24,8 @@ struct fidelity_fit {
 double fidelity_cost(std::span<const fidelity_point* const> points, const timing_factors& factors);
 
 // Nelder–Mead over the logits of the three efficiencies and the logs of the three host overheads
-// of each vLLM engine (V1, V0),
+// of each vLLM engine (V1, V0), and the logit of the sustained share of each GPU other than the
+// reference (sustained_share_reference_gpu) that runs at least three of the points,
 // from the built-in defaults, for at most `max_evaluations` costs. `progress(evaluations, cost)`
 // is called after each improvement of the best cost. Throws what run_to_end throws.
 fidelity_fit fit_timing_factors(std::span<const fidelity_point* const> points, std::size_t max_evaluations,

@@ -41,6 +41,10 @@ TEST(GpuSpec, BuiltinsInOrderWithTheirOwnNames) {
     EXPECT_EQ(gpu->compute_efficiency, default_compute_efficiency);
     EXPECT_EQ(gpu->memory_efficiency, default_memory_efficiency);
     EXPECT_EQ(gpu->step_overhead_s, default_step_overhead_s);
+    // Only the Hopper GPUs hold less of their benchmark rates than the reference A100 (fitted on
+    // the fidelity set for the H100; the H200 has the same chip and power).
+    const bool hopper = name == "h100" || name == "h200";
+    EXPECT_EQ(gpu->sustained_share, hopper ? 0.6653 : 1.0);
   }
 }
 
@@ -151,6 +155,9 @@ TEST(GpuSpec, OtherErrorsAreNamed) {
   EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": 100e12, \"memory_efficiency\": 1.5")),
             "gpu.json: field 'memory_efficiency': expected a number in [0.01, 1], got number 1.5");
+  EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
+                                 "\"peak_bf16_flops\": 100e12, \"sustained_share\": 0")),
+            "gpu.json: field 'sustained_share': expected a number in [0.05, 1], got number 0");
   EXPECT_EQ(gpu_parse_error(replaced(minimal_gpu, "\"peak_bf16_flops\": 100e12",
                                  "\"peak_bf16_flops\": 100e12, \"step_overhead_s\": 400")),
             "gpu.json: field 'step_overhead_s': expected seconds in [0, 1], got number 400");

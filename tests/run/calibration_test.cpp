@@ -46,6 +46,7 @@ engine_options h100_llama() {
 TEST(Calibration, RecoversKnownParametersWithinTwoPercent) {
   auto truth = h100_llama();
   truth.compute_efficiency = 0.45;
+  truth.sustained_share = 1.0;  // measured on the GPU: what it sustains is in the efficiency
   truth.memory_efficiency = resolve_gpu("h100")->memory_efficiency;
   truth.layer_overhead_s = 30e-6;
   truth.sequence_overhead_s = 40e-6;
@@ -194,11 +195,7 @@ TEST(Calibration, CalibratedRunReproducesTheMeasuredTpot) {
   run_description run;
   run.load_spec = std::string("bench:") + KVSCOPE_TEST_DATA_DIR + "/vllm_bench_llama8b_h100_c1.json";
   run.options = h100_llama();
-  run.options.compute_efficiency = fitted->compute_efficiency;
-  run.options.memory_efficiency = fitted->memory_efficiency;
-  run.options.step_overhead_s = fitted->step_overhead_s;
-  run.options.layer_overhead_s = fitted->layer_overhead_s;
-  run.options.sequence_overhead_s = fitted->sequence_overhead_s;
+  apply_calibration(run.options, *fitted);
   const auto s = run_to_end(run).summary.service;
   EXPECT_NEAR(1e3 * s.latency.tpot_s.p50, 6.55, 6.55 * 0.10);
   EXPECT_NEAR(1e3 * s.latency.ttft_s.p50, 28.95, 28.95 * 0.10);

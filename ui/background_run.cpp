@@ -1,7 +1,5 @@
 #include "background_run.hpp"
 
-#include <QMetaObject>
-
 #include <algorithm>
 #include <exception>
 
@@ -15,8 +13,6 @@ namespace {
 // overview points whatever the run's length.
 constexpr std::size_t traceRecent = 4096;
 constexpr std::size_t traceOverview = 4096;
-
-std::atomic<quint64> nextJobId{0};  // ids unique across instances: a test can tell jobs apart
 
 }  // namespace
 
@@ -36,42 +32,28 @@ BackgroundRun::BackgroundRun(QObject* parent) : QObject(parent) {
   qRegisterMetaType<kvscope::ui::OutcomePtr>();
 }
 
-BackgroundRun::~BackgroundRun() { jobs_.stopAll(); }  // a cancelled job stops between two engine steps
+BackgroundRun::~BackgroundRun() = default;  // jobs_ cancels; a job stops between two engine steps
 
-void BackgroundRun::cancel() {
-  jobs_.cancelAll();
-  delivered_ = newest_.load();
-}
+void BackgroundRun::cancel() { jobs_.cancel(); }
 
 quint64 BackgroundRun::start(run_description run) {
-  jobs_.cancelAll();  // a newer change makes them stale
-  const quint64 id = ++nextJobId;
-  newest_.store(id);
-  jobs_.start(id, [this, id, run = std::move(run)](const std::atomic<bool>& cancelled) {
-    const auto report = [this, id](const run_progress& p) {
+  struct Finished {
+    quint64 job = 0;
+    OutcomePtr outcome;
+  };
+  const auto work = [this, run = std::move(run)](const JobTracker::Job& job) {
+    const auto report = [this, &job](const run_progress& p) {
       // The load is read ahead of the work (a queue drains after the last arrival): the share
       // done is that of the requests the whole load is expected to hold.
       if (p.load_fraction <= 0 || p.requests_seen == 0) return;
       const double expected = static_cast<double>(p.requests_seen) / p.load_fraction;
       const double done = std::min(1.0, static_cast<double>(p.requests_done) / expected);
       const double left = done > 0.01 ? p.wall_seconds * (1 - done) / done : -1;
-      QMetaObject::invokeMethod(this, [this, id, fraction = done, left] {
-        if (id == newest_.load() && delivered_ != id) Q_EMIT progress(id, fraction, left);
-      }, Qt::QueuedConnection);
+      job.post([this, id = job.id(), fraction = done, left] { Q_EMIT progress(id, fraction, left); });
     };
-    auto outcome = std::make_shared<RunOutcome>(runWhole(run, cancelled, report));
-    // Posted to this object: the destructor joins this thread before the object goes.
-    QMetaObject::invokeMethod(this, [this, id, outcome = OutcomePtr(std::move(outcome))] {
-      jobs_.reap(id);  // it has just posted this, its last call
-      if (id != newest_.load() || delivered_ == id) {
-        ++dropped_;
-        return;
-      }
-      delivered_ = id;
-      Q_EMIT finished(id, outcome);
-    }, Qt::QueuedConnection);
-  });
-  return id;
+    return Finished{job.id(), std::make_shared<RunOutcome>(runWhole(run, job.cancelled(), report))};
+  };
+  return jobs_.start(work, [this](Finished&& f) { Q_EMIT finished(f.job, f.outcome); });
 }
 
 RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic<bool>& cancelled,

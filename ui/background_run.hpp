@@ -1,9 +1,8 @@
 #pragma once
 // Runs a whole load headless off the GUI thread, through the one run service (run_to_end),
-// keeping a decimated per-step trace to draw as a ghost. Jobs carry ids from an atomic
-// counter: starting one cancels the ones before (through run_to_end's cancel hook), and a
-// result whose id is no longer the newest is dropped (hotspot's pattern). The GUI thread never
-// waits on a job; the destructor cancels them and joins their threads.
+// keeping a decimated per-step trace to draw as a ghost. Starting a job cancels the ones before
+// (through run_to_end's cancel hook), and a result no longer the newest is dropped
+// (JobTracker). The GUI thread never waits on a job; the destructor cancels them and joins.
 #include <QObject>
 #include <QString>
 
@@ -12,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "job_threads.hpp"
+#include "job_tracker.hpp"
 #include "outcome/latency_series.hpp"
 #include "run/metrics_history.hpp"
 #include "run/run_description.hpp"
@@ -53,10 +52,9 @@ class BackgroundRun : public QObject {
   quint64 start(run_description run);
   // Cancels every job: nothing is delivered until the next start().
   void cancel();
-  bool busy() const { return delivered_ != newest_.load(); }
-  quint64 newestJob() const { return newest_.load(); }
+  bool busy() const { return jobs_.busy(); }
   // Results that arrived for a job no longer the newest, and were dropped.
-  int droppedResults() const { return dropped_; }
+  int droppedResults() const { return jobs_.droppedResults(); }
 
   // The job itself on the calling thread: run_to_end (in accounting mode) with a trace;
   // `progress` (if set) hears where it stands about four times a second.
@@ -70,10 +68,7 @@ class BackgroundRun : public QObject {
   void progress(quint64 job, double fraction, double secondsLeft);
 
  private:
-  JobThreads jobs_;
-  std::atomic<quint64> newest_{0};
-  quint64 delivered_ = 0;  // the newest job whose result was delivered (or cancelled)
-  int dropped_ = 0;
+  JobTracker jobs_;  // last: its destructor joins the workers before the rest goes
 };
 
 }  // namespace kvscope::ui

@@ -24,6 +24,7 @@
 #include "load_panel.hpp"
 #include "latency_panel.hpp"
 #include "memory_plot.hpp"
+#include "policy_controller.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
 #include "run_loader.hpp"
@@ -32,6 +33,7 @@
 #include "stats_panel.hpp"
 #include "sweep_panel.hpp"
 #include "util/byte_size.hpp"
+#include "whatif_controller.hpp"
 #include "wheel_guard.hpp"
 
 namespace kvscope::ui {
@@ -194,13 +196,6 @@ void MainWindow::wire() {
   connect(metricsExport_, &MetricsExport::finished, this, &MainWindow::onMetricsExported);
   connect(metricsExport_, &MetricsExport::progress, this,
           [this](double fraction) { progress_->setValue(static_cast<int>(fraction * 1000)); });
-  connect(bridge_, &EngineBridge::enginePolicy, this, [this](const policy_config& c) {
-    policyPanel_->setConfig(c);
-    pressurePlot_->setPolicy(c);
-  });
-  // The bands move with the slider, before the engine has even seen the new config.
-  connect(policyPanel_, &PolicyPanel::policyChanged, pressurePlot_, &PressurePlot::setPolicy);
-  connect(policyPanel_, &PolicyPanel::policyChanged, bridge_, &EngineBridge::postPolicy);
   connect(runPanel_, &RunPanel::command, bridge_, &EngineBridge::post);
   connect(runPanel_, &RunPanel::resetRequested, this, &MainWindow::resetRun);
   connect(runPanel_, &RunPanel::seedChanged, loadPanel_, &LoadPanel::setSeed);
@@ -281,7 +276,7 @@ void MainWindow::showNumbers(const SnapshotPtr& s) {
   }
   if (s->finished && !announcedEnd_) {
     announcedEnd_ = true;
-    recordFinished(s);
+    comparison_->recordFinished(run_, s);
     statusBar()->showMessage(tr("The load is over: every request has finished. Reset (Ctrl+R) runs "
                                 "it again; a new seed gives a new load."), 10000);
   }
@@ -335,8 +330,8 @@ void MainWindow::applyTheme() {
   pressurePlot_->setTheme(t);
   memoryPlot_->setTheme(t);
   latencyPanel_->setTheme(t);
-  compare_->setTheme(t);
-  sweepPanel_->setTheme(t);
+  comparePanel()->setTheme(t);
+  sweepPanel()->setTheme(t);
   QVector<ColorLegend::Entry> entries;
   if (blockMap_->colorMode() == BlockColorMode::byPrecision) {
     entries = {{t.level[0], tr("fp16 block"), tr("One block per frame, full precision"), false, {}},
@@ -385,13 +380,14 @@ void MainWindow::resetRun(std::uint64_t seed) {
   const bool same = seed == current || (current > INT_MAX && seed == INT_MAX);
   if (!same) {
     run_description next = reseeded(run_, seed);
-    next.options.policy = policyPanel_->config();
+    next.options.policy = policy_->config();
     startRun(std::move(next), tr("%1 with seed %2").arg(describe(run_)).arg(seed));
     return;
   }
   bridge_->post(reset_command{});
-  // A reset rebuilds the engine with the run's initial policy; keep the one tuned since.
-  if (!(policyPanel_->config() == run_.options.policy)) bridge_->postPolicy(policyPanel_->config());
+  policy_->reapplyAfterReset(run_.options.policy);
 }
+
+void MainWindow::proposeWhatIf(const policy_config& config) { whatIf()->propose(config); }
 
 }  // namespace kvscope::ui

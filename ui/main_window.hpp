@@ -1,9 +1,11 @@
 #pragma once
 // The desktop app's window: the block map in the middle, docks around it (block table, policy,
 // run controls, load, statistics, pressure and memory plots), menus with exports, and a status
-// bar. It owns the EngineBridge (and through it the runner) and wires widgets to it. A new load,
-// a new seed or an imported session is prepared off the GUI thread (RunLoader) and swapped in
-// when ready; until then, and for good if it fails, the current run keeps going.
+// bar. It owns the EngineBridge (and through it the runner) and arranges the views around it;
+// the policy's path (PolicyController) and the comparisons (ComparisonController) are wired in
+// their own controllers. A new load, a new seed or an imported session is prepared off the GUI
+// thread (RunLoader) and swapped in when ready; until then, and for good if it fails, the
+// current run keeps going.
 #include <QMainWindow>
 
 #include <memory>
@@ -12,6 +14,7 @@
 #include "run/commands.hpp"
 #include "io/session_file.hpp"
 #include "background_run.hpp"
+#include "comparison_controller.hpp"
 #include "meta_types.hpp"
 #include "metrics_export.hpp"
 #include "theme.hpp"
@@ -25,7 +28,6 @@ class QToolButton;
 
 namespace kvscope::ui {
 
-class BackgroundRun;
 class BlockMapWidget;
 class BlockTablePanel;
 class ColorLegend;
@@ -35,15 +37,13 @@ class LatencyPanel;
 class LiveLabel;
 class LoadPanel;
 class MemoryPlot;
+class PolicyController;
 class PolicyPanel;
 class PressurePlot;
 class RunListPanel;
 class RunLoader;
 class RunPanel;
-class RunStore;
 class StatsPanel;
-class SweepPanel;
-class WhatIfController;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -70,11 +70,13 @@ class MainWindow : public QMainWindow {
   LoadPanel* loadPanel() const { return loadPanel_; }
   StatsPanel* statsPanel() const { return statsPanel_; }
   BlockTablePanel* blockTablePanel() const { return blockTable_; }
-  WhatIfController* whatIf() const { return whatIf_; }
-  ComparePanel* comparePanel() const { return compare_; }
-  RunListPanel* runListPanel() const { return runList_; }
-  RunStore* runStore() const { return runs_; }
-  SweepPanel* sweepPanel() const { return sweepPanel_; }
+  PolicyController* policy() const { return policy_; }
+  ComparisonController* comparison() const { return comparison_; }
+  WhatIfController* whatIf() const { return comparison_->whatIf(); }
+  ComparePanel* comparePanel() const { return comparison_->comparePanel(); }
+  RunListPanel* runListPanel() const { return comparison_->runList(); }
+  RunStore* runStore() const { return comparison_->runStore(); }
+  SweepPanel* sweepPanel() const { return comparison_->sweepPanel(); }
   // What runs now, as it was started (its command log is in the snapshots).
   const run_description& currentRun() const { return run_; }
 
@@ -87,7 +89,7 @@ class MainWindow : public QMainWindow {
   // whole load with it first and exports once that is done.
   void exportPolicyHonestly(const QString& path);
   // A finished whole run of exactly `config` (the current or the what-if), or null.
-  OutcomePtr wholeRunWith(const policy_config& config) const;
+  OutcomePtr wholeRunWith(const policy_config& config) const { return comparison_->wholeRunWith(config); }
   bool importPolicyConfig(const QString& path, QString* error);
   bool exportPlot(QWidget* plot, const QString& path, QString* error);  // .png or .pdf
   // CSV of every step: at once when the window holds the whole run, else (a run longer than
@@ -127,13 +129,15 @@ class MainWindow : public QMainWindow {
 
   // The what-if becomes the current config: kept in the run list, and the live run starts
   // again under it. False when there is no finished what-if.
-  bool applyWhatIf();
+  bool applyWhatIf() { return comparison_->applyWhatIf(); }
   // A what-if of `config` without changing the live run (kvscope --what-if).
   void proposeWhatIf(const policy_config& config);
   // Drops the what-if; the policy goes back to the current config.
-  void discardWhatIf();
+  void discardWhatIf() { comparison_->discardWhatIf(); }
   // Shows two kept runs side by side in the compare panel.
-  void compareStored(const QString& referenceId, const QString& otherId);
+  void compareStored(const QString& referenceId, const QString& otherId) {
+    comparison_->compareStored(referenceId, otherId);
+  }
 
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);
@@ -170,11 +174,8 @@ class MainWindow : public QMainWindow {
   void buildHelpMenu();
   void buildStatusBar();
   void wire();
-  void buildComparison();  // the what-if, compare and run list (main_window_compare.cpp)
-  void wireComparison();
-  void showWhatIf();
-  void recordFinished(const SnapshotPtr& snapshot);
-  void keepRun(const RunOutcome& outcome, const QString& name);  // into the run list
+  void buildControllers();  // the policy's path and the comparisons, before their docks
+  void wireComparison();    // what the comparisons ask of the window
   void exportStored(const QString& id);
   void restoreSettings();
   void onSnapshot(const SnapshotPtr& snapshot);
@@ -205,13 +206,8 @@ class MainWindow : public QMainWindow {
   RunPanel* runPanel_ = nullptr;
   LoadPanel* loadPanel_ = nullptr;
   StatsPanel* statsPanel_ = nullptr;
-  WhatIfController* whatIf_ = nullptr;
-  ComparePanel* compare_ = nullptr;
-  RunStore* runs_ = nullptr;
-  RunListPanel* runList_ = nullptr;
-  SweepPanel* sweepPanel_ = nullptr;
-  BackgroundRun* recorder_ = nullptr;  // a finished live run's summary, for the run list
-  QString recordName_;                 // the name it gets there
+  PolicyController* policy_ = nullptr;
+  ComparisonController* comparison_ = nullptr;
   ColorLegend* mapLegend_ = nullptr;
   LiveLabel* mapDetails_ = nullptr;  // frames, budget, use: beside the map's title
   QLabel* mapHint_ = nullptr;

@@ -29,12 +29,14 @@
 #include "io/trace_checksum.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
-#include "policy_panel.hpp"
+#include "policy_controller.hpp"
 #include "pressure_plot.hpp"
 #include "run_loader.hpp"
 #include "run_panel.hpp"
 #include "run_setup.hpp"
+#include "run_store.hpp"
 #include "stats_panel.hpp"
+#include "sweep_panel.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -86,7 +88,7 @@ QString MainWindow::askOpenPath(const QString& title, const QString& filters) {
 }
 
 bool MainWindow::exportPolicyConfig(const QString& path, QString* error) {
-  const policy_config config = policyPanel_->config();
+  const policy_config config = policy_->config();
   policy_provenance prov;
   prov.load = run_.load_spec;
   prov.model = run_.options.model;
@@ -122,10 +124,7 @@ bool MainWindow::importPolicyConfig(const QString& path, QString* error) {
     if (error) *error = QString::fromStdString(config.error());
     return false;
   }
-  policyPanel_->setConfig(*config);
-  pressurePlot_->setPolicy(*config);
-  bridge_->postPolicy(*config);
-  whatIf_->propose(*config);  // as a change made on the sliders: compared with the current config
+  policy_->apply(*config);  // as a change made on the sliders: compared with the current config
   return true;
 }
 
@@ -255,7 +254,7 @@ quint64 MainWindow::applyLoadPanel(const QString& trace) {
     Q_EMIT runFailed(next.error());
     return 0;
   }
-  next->options.policy = policyPanel_->config();  // the policy as tuned so far carries over
+  next->options.policy = policy_->config();  // the policy as tuned so far carries over
   const QString what = !isGenerated(*next) ? QFileInfo(QString::fromStdString(next->load_spec)).fileName()
                                            : tr("the generated load");
   return startRun(std::move(*next), what);
@@ -314,6 +313,54 @@ void MainWindow::dropEvent(QDropEvent* event) {
   } else {
     openTrace(path);
   }
+}
+
+void MainWindow::exportPolicyHonestly(const QString& path) {
+  const policy_config config = policy_->config();
+  const auto snap = bridge_->current();
+  const double share =
+      snap ? governed_share(config_history(run_.options.policy, snap->command_log, snap->step), config) : 0;
+  const auto exportNow = [this, path] {
+    QString error;
+    report(exportPolicyConfig(path, &error), tr("Policy config written to %1").arg(path), error);
+  };
+  if (wholeRunWith(config) || share >= 1) return exportNow();
+  const auto answer = QMessageBox::question(
+      this, tr("Export the policy config"),
+      tr("This config governed %1 % of the live run; other thresholds made the rest. Run the whole "
+         "load with it first, so the provenance describes a run made under this config only?")
+          .arg(share * 100, 0, 'f', 0),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+  if (answer != QMessageBox::Yes) return exportNow();
+  statusBar()->showMessage(tr("Running the whole load with this config before exporting…"));
+  WhatIfController* controller = whatIf();
+  auto* once = new QObject(this);  // the connections go with it once the export is written
+  const auto ready = [this, config, exportNow, once] {
+    if (!wholeRunWith(config)) return;
+    exportNow();
+    once->deleteLater();
+  };
+  connect(controller, &WhatIfController::currentChanged, once, ready);
+  connect(controller, &WhatIfController::whatIfChanged, once, ready);
+  if (config == controller->run().options.policy) {
+    controller->ensureCurrent();
+  } else {
+    controller->propose(config);
+  }
+}
+
+void MainWindow::exportStored(const QString& id) {
+  const QString path = askSavePath(tr("Export the run's session"), tr("kvscope session (*.kvscope.json)"),
+                                   QStringLiteral("run.kvscope.json"));
+  if (path.isEmpty()) return;
+  QString error;
+  report(runStore()->exportRun(id, path, &error), tr("Session written to %1").arg(path), error);
+}
+
+bool MainWindow::openSweep(const QString& path, QString* error) {
+  if (!sweepPanel()->openFile(path, error)) return false;
+  dockNamed("sweepDock")->raise();
+  return true;
 }
 
 }  // namespace kvscope::ui

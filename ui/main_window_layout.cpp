@@ -1,6 +1,7 @@
-// MainWindow's layout: the docks and where they go, the window's size on the screen it opens
-// on (a 1366×768 laptop included), and the geometry and dock layout kept between sessions.
-// The widgets and live updates are in main_window.cpp.
+// MainWindow's layout: the docks and where they go (the comparisons' views among them, made
+// by their controller), the window's size on the screen it opens on (a 1366×768 laptop
+// included), and the geometry and dock layout kept between sessions. The widgets and live
+// updates are in main_window.cpp.
 #include "main_window.hpp"
 
 #include <QCloseEvent>
@@ -9,21 +10,25 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
+#include <QStatusBar>
 
 #include <algorithm>
 
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
+#include "comparison_controller.hpp"
 #include "compare_panel.hpp"
 #include "engine_bridge.hpp"
 #include "latency_charts.hpp"
 #include "latency_panel.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
+#include "policy_controller.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
 #include "run_list_panel.hpp"
 #include "run_panel.hpp"
+#include "run_store.hpp"
 #include "stats_panel.hpp"
 #include "sweep_panel.hpp"
 
@@ -87,10 +92,10 @@ void MainWindow::buildDocks() {
   auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
   auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
   auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
-  buildComparison();
-  auto* compare = dock(tr("Compare"), "compareDock", compare_, Qt::RightDockWidgetArea, false);
+  buildControllers();
+  auto* compare = dock(tr("Compare"), "compareDock", comparePanel(), Qt::RightDockWidgetArea, false);
   // The run list is a wide table: beside the plots, not in the narrow column.
-  auto* runs = dock(tr("Runs"), "runsDock", runList_, Qt::BottomDockWidgetArea, false);
+  auto* runs = dock(tr("Runs"), "runsDock", runListPanel(), Qt::BottomDockWidgetArea, false);
   splitDockWidget(run, policy, Qt::Vertical);
   splitDockWidget(policy, stats, Qt::Vertical);
   tabifyDockWidget(stats, table);
@@ -109,8 +114,28 @@ void MainWindow::buildDocks() {
   tabifyDockWidget(memory, latency);
   tabifyDockWidget(latency, runs);
   // Sweeps are wide scatters too: a tab beside the run list.
-  tabifyDockWidget(runs, dock(tr("Sweep"), "sweepDock", sweepPanel_, Qt::BottomDockWidgetArea, false));
+  tabifyDockWidget(runs, dock(tr("Sweep"), "sweepDock", sweepPanel(), Qt::BottomDockWidgetArea, false));
   memory->raise();
+}
+
+void MainWindow::buildControllers() {
+  policy_ = new PolicyController(policyPanel_, pressurePlot_, bridge_, this);
+  const ComparisonController::Views views{pressurePlot_, memoryPlot_, latencyPanel_, loadPanel_->engineBox()};
+  comparison_ = new ComparisonController(run_, views, policy_, options_.runsDirectory, this);
+}
+
+void MainWindow::wireComparison() {
+  connect(comparison_, &ComparisonController::raiseRequested, this,
+          [this](const QString& name) { findChild<QDockWidget*>(name)->raise(); });
+  connect(comparison_, &ComparisonController::statusMessage, this,
+          [this](const QString& text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); });
+  connect(comparison_, &ComparisonController::reported, this, &MainWindow::report);
+  connect(comparison_, &ComparisonController::runRequested, this,
+          [this](const run_description& run, const QString& what) { startRun(run, what); });
+  connect(this, &MainWindow::runStarted, comparison_, [this] { comparison_->setRun(run_); });
+  connect(runListPanel(), &RunListPanel::openRequested, this,
+          [this](const QString& id) { importSession(runStore()->sessionPath(id)); });
+  connect(runListPanel(), &RunListPanel::exportRequested, this, &MainWindow::exportStored);
 }
 
 QDockWidget* MainWindow::dockNamed(const char* name) const {

@@ -12,7 +12,7 @@
 #include "kvscope_version.hpp"
 #include "latency_panel.hpp"
 #include "memory_plot.hpp"
-#include "policy_panel.hpp"
+#include "policy_controller.hpp"
 #include "pressure_plot.hpp"
 #include "run_list_panel.hpp"
 #include "run_panel.hpp"
@@ -106,7 +106,7 @@ void MainWindow::buildRunMenu() {
   auto* reset = run->addAction(tr("Reset"), QKeySequence(Qt::CTRL | Qt::Key_R), runPanel_, &RunPanel::reset);
   liveActions_ << play << step << reset << run->addAction(tr("Restart the built-in demo"), this, [this] {
     run_description demo = demoSession();
-    demo.options.policy = policyPanel_->config();
+    demo.options.policy = policy_->config();
     runPanel_->setStepsPerSecond(demoStepsPerSecond);
     startRun(demo, tr("the built-in demo"));
   });
@@ -114,7 +114,7 @@ void MainWindow::buildRunMenu() {
   run->addSeparator();
   liveActions_ << run->addAction(tr("&Apply the what-if"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
                                  &MainWindow::applyWhatIf);
-  run->addAction(tr("Pin the selected run as &baseline"), QKeySequence(Qt::CTRL | Qt::Key_B), runList_,
+  run->addAction(tr("Pin the selected run as &baseline"), QKeySequence(Qt::CTRL | Qt::Key_B), runListPanel(),
                  &RunListPanel::pinBaseline);
 }
 

@@ -1,7 +1,5 @@
 #include "metrics_export.hpp"
 
-#include <QMetaObject>
-
 #include <chrono>
 #include <deque>
 #include <exception>
@@ -43,41 +41,22 @@ MetricsExport::MetricsExport(QObject* parent) : QObject(parent) {
   qRegisterMetaType<kvscope::ui::MetricsExport::Result>();
 }
 
-MetricsExport::~MetricsExport() {
-  cancel();
-  jobs_.stopAll();  // a cancelled job stops between two engine steps
-}
+MetricsExport::~MetricsExport() = default;  // jobs_ cancels; a job stops between two engine steps
 
-void MetricsExport::cancel() {
-  jobs_.cancelAll();
-  newest_ = 0;  // whatever arrives now is dropped
-}
+void MetricsExport::cancel() { jobs_.cancel(); }
 
 void MetricsExport::start(run_description session, std::vector<step_metrics> kept, QString path) {
-  static quint64 nextId = 0;
-  cancel();
-  const quint64 id = ++nextId;
-  newest_ = id;
-  // The worker reports through queued calls on this object; the destructor joins it first.
-  jobs_.start(id, [this, id, session = std::move(session), kept = std::move(kept),
-                   path](const std::atomic<bool>& cancelled) {
+  const auto work = [this, session = std::move(session), kept = std::move(kept), path](const JobTracker::Job& job) {
     auto last = std::chrono::steady_clock::now();
     const auto report = [&](double fraction) {
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::milliseconds(100)) return;
       last = now;
-      QMetaObject::invokeMethod(this, [this, id, fraction] {
-        if (id == newest_) Q_EMIT progress(fraction);
-      }, Qt::QueuedConnection);
+      job.post([this, fraction] { Q_EMIT progress(fraction); });
     };
-    Result result = write(session, kept, path, cancelled, report);
-    QMetaObject::invokeMethod(this, [this, id, path, result] {
-      jobs_.reap(id);  // it has just posted this, its last call
-      if (id != newest_) return;
-      newest_ = 0;
-      Q_EMIT finished(path, result);
-    }, Qt::QueuedConnection);
-  });
+    return write(session, kept, path, job.cancelled(), report);
+  };
+  jobs_.start(work, [this, path](Result&& result) { Q_EMIT finished(path, result); });
 }
 
 MetricsExport::Result MetricsExport::write(const run_description& session, const std::vector<step_metrics>& kept,

@@ -15,7 +15,7 @@
 
 #include "engine/step_metrics.hpp"
 #include "io/session_file.hpp"
-#include "job_threads.hpp"
+#include "job_tracker.hpp"
 
 namespace kvscope::ui {
 
@@ -37,7 +37,7 @@ class MetricsExport : public QObject {
   // the GUI thread.
   void start(run_description session, std::vector<step_metrics> kept, QString path);
   void cancel();
-  bool busy() const { return newest_ != 0; }
+  bool busy() const { return jobs_.busy(); }
 
   // The job itself, on the calling thread (for tests and the worker).
   static Result write(const run_description& session, const std::vector<step_metrics>& kept, const QString& path,
@@ -48,8 +48,7 @@ class MetricsExport : public QObject {
   void finished(const QString& path, const kvscope::ui::MetricsExport::Result& result);
 
  private:
-  JobThreads jobs_;  // a cancelled job stays until it has stopped
-  quint64 newest_ = 0;     // the job whose result is delivered; 0: none
+  JobTracker jobs_;  // last: its destructor joins the workers before the rest goes
 };
 
 }  // namespace kvscope::ui

@@ -9,26 +9,40 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 #include "family_box.hpp"
+#include "option_widgets.hpp"
+#include "run/option_table.hpp"
 
 namespace kvscope::ui {
 namespace {
 
-constexpr int sliderSteps = 1000;  // a slider moves in 0.001 steps over [0, 1]
+constexpr int sliderSteps = 1000;  // a slider moves in 0.001 steps of its field's unit
 
+// The range comes from core's option table (the CLI flag's); the help here says more than the
+// flag's one line, for someone moving the slider.
 struct FieldInfo {
+  const char* flag;
   const char* label;
   const char* help;
 };
 const FieldInfo fieldInfo[] = {
-    {"q8 threshold", "Cold blocks are compressed to q8 once the EWMA of the pressure reaches this."},
-    {"q4 threshold", "…and to q4 once it reaches this. Must be ≥ the q8 threshold."},
-    {"hysteresis", "A level is only left once the EWMA falls this far below its threshold, so the "
-                   "cache does not flap between levels."},
-    {"EWMA alpha", "Weight of the newest pressure sample in the average: high reacts fast, low "
-                   "smooths bursts."},
+    {"q8-threshold", "q8 threshold",
+     "Cold blocks are compressed to q8 once the EWMA of the pressure reaches this."},
+    {"q4-threshold", "q4 threshold", "…and to q4 once it reaches this. Must be ≥ the q8 threshold."},
+    {"hysteresis", "hysteresis",
+     "A level is only left once the EWMA falls this far below its threshold, so the cache does "
+     "not flap between levels."},
+    {"ewma-alpha", "EWMA alpha",
+     "Weight of the newest pressure sample in the average: high reacts fast, low smooths bursts."},
 };
+
+// The field's range as kvscope-cli accepts it.
+std::pair<double, double> fieldRange(const FieldInfo& info) {
+  const option_spec* spec = find_option(info.flag);
+  return spec ? std::pair{spec->min, spec->max} : std::pair{0.0, 1.0};  // the table has all four
+}
 
 }  // namespace
 
@@ -82,13 +96,15 @@ void PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
   for (int f = 0; f < 4; ++f) {
     auto* label = new QLabel(tr(fieldInfo[f].label));
     label->setToolTip(tr(fieldInfo[f].help));
+    const auto [low, high] = fieldRange(fieldInfo[f]);
     auto* slider = new QSlider(Qt::Horizontal);
-    slider->setRange(0, sliderSteps);
+    slider->setRange(static_cast<int>(std::lround(low * sliderSteps)),
+                     static_cast<int>(std::lround(high * sliderSteps)));
     slider->setPageStep(50);
     slider->setToolTip(tr(fieldInfo[f].help));
     slider->setMinimumWidth(90);
     auto* spin = new QDoubleSpinBox;
-    spin->setRange(0.0, 1.0);
+    spin->setRange(low, high);
     spin->setDecimals(3);
     spin->setSingleStep(0.01);
     // Typing "0.85" must not apply 0, 0.8 and 0.85 to the live run on the way: the value is
@@ -112,13 +128,8 @@ void PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
 }
 
 QLayout* PolicyPanel::buildLevels() {
-  minBox_ = new QComboBox;
-  maxBox_ = new QComboBox;
-  for (precision p : all_precisions) {
-    const QString name = QString::fromLatin1(tag(p).data());
-    minBox_->addItem(name);
-    maxBox_->addItem(name);
-  }
+  minBox_ = levelComboBox("min-level");
+  maxBox_ = levelComboBox("max-level");
   minBox_->setToolTip(tr("Least compact level the policy may choose (it starts there)."));
   maxBox_->setToolTip(tr("Most compact level the policy may choose. fp8 is only reached by "
                          "capping here: q4 decisions are clamped to it."));

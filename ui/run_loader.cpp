@@ -1,7 +1,5 @@
 #include "run_loader.hpp"
 
-#include <QMetaObject>
-
 #include <chrono>
 #include <stdexcept>
 
@@ -16,46 +14,29 @@ struct cancelled_error {};  // thrown through for_each_request to stop reading
 
 }  // namespace
 
-RunLoader::RunLoader(QObject* parent) : QObject(parent) {}
-
-RunLoader::~RunLoader() { jobs_.stopAll(); }
-
-void RunLoader::cancel() {
-  jobs_.cancelAll();
-  newest_ = 0;
-  if (busy_) {
-    busy_ = false;
-    Q_EMIT busyChanged(false);
-  }
+RunLoader::RunLoader(QObject* parent) : QObject(parent) {
+  connect(&jobs_, &JobTracker::busyChanged, this, &RunLoader::busyChanged);
 }
 
+RunLoader::~RunLoader() = default;  // jobs_ cancels and joins
+
+void RunLoader::cancel() { jobs_.cancel(); }
+
 quint64 RunLoader::start(run_description run, runner_options options, Done done) {
-  static quint64 nextId = 0;
-  jobs_.cancelAll();  // superseded
-  const quint64 id = ++nextId;
-  newest_ = id;
-  // The worker reports back through queued calls on this object: they are dropped with it, and
-  // the destructor joins the worker before this object goes.
-  jobs_.start(id, [this, id, run = std::move(run), options,
-                   done = std::move(done)](const std::atomic<bool>& cancelled) mutable {
+  auto work = [this, run = std::move(run), options](const JobTracker::Job& job) mutable {
     auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
     const auto report = [&](double fraction, const QString& text) {
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::milliseconds(50) && fraction < 1) return;
       last = now;
-      QMetaObject::invokeMethod(this, [this, id, fraction, text] {
-        if (id == newest_) Q_EMIT progress(id, fraction, text);
-      }, Qt::QueuedConnection);
+      job.post([this, id = job.id(), fraction, text] { Q_EMIT progress(id, fraction, text); });
     };
-    auto result = std::make_shared<Result>(prepare(std::move(run), options, cancelled, report));
-    QMetaObject::invokeMethod(this, [this, id, result, done] { deliver(id, result, done); },
-                              Qt::QueuedConnection);
+    return prepare(std::move(run), options, job.cancelled(), report);
+  };
+  // A superseded or cancelled job's result is dropped by the tracker (its runner stops there).
+  return jobs_.start(std::move(work), [done = std::move(done)](Result&& result) {
+    if (done) done(std::move(result));
   });
-  if (!busy_) {
-    busy_ = true;
-    Q_EMIT busyChanged(true);
-  }
-  return id;
 }
 
 RunLoader::Result RunLoader::prepare(run_description run, const runner_options& options,
@@ -102,15 +83,6 @@ RunLoader::Result RunLoader::prepare(run_description run, const runner_options& 
   }
   r.run = std::move(run);
   return r;
-}
-
-void RunLoader::deliver(quint64 id, std::shared_ptr<Result> result, const Done& done) {
-  jobs_.reap(id);
-  if (id != newest_) return;  // superseded or cancelled: dropped (its runner stops here)
-  newest_ = 0;
-  busy_ = false;
-  Q_EMIT busyChanged(false);
-  if (done) done(std::move(*result));
 }
 
 }  // namespace kvscope::ui

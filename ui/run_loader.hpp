@@ -1,19 +1,17 @@
 #pragma once
 // Prepares a new run off the GUI thread, so the window never waits on a file or on building a
 // big engine: checks the engine options, opens the load, reads a whole trace once to validate
-// every row (with progress), then builds the runner. Each start() gets a job id; starting
-// another job cancels the previous one, and only the newest job's result is delivered (as
-// hotspot does with its parser jobs). A failed job delivers the reader's message and changes
-// nothing: what runs now keeps running.
+// every row (with progress), then builds the runner. Starting another job cancels the previous
+// one, and only the newest job's result is delivered (JobTracker). A failed job delivers the
+// reader's message and changes nothing: what runs now keeps running.
 #include <QObject>
 #include <QString>
 
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 
-#include "job_threads.hpp"
+#include "job_tracker.hpp"
 #include "run/runner.hpp"
 #include "io/session_file.hpp"
 
@@ -37,7 +35,7 @@ class RunLoader : public QObject {
   // thread when this job is still the newest one; returns the job id.
   quint64 start(run_description run, runner_options options, Done done);
   void cancel();
-  bool busy() const { return busy_; }
+  bool busy() const { return jobs_.busy(); }
 
  Q_SIGNALS:
   // On the GUI thread, throttled; fraction in [0, 1].
@@ -47,11 +45,8 @@ class RunLoader : public QObject {
  private:
   static Result prepare(run_description run, const runner_options& options, const std::atomic<bool>& cancelled,
                         const std::function<void(double, const QString&)>& report);
-  void deliver(quint64 id, std::shared_ptr<Result> result, const Done& done);
 
-  JobThreads jobs_;
-  quint64 newest_ = 0;
-  bool busy_ = false;
+  JobTracker jobs_;  // last: its destructor joins the workers before the rest goes
 };
 
 }  // namespace kvscope::ui

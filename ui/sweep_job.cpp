@@ -1,7 +1,5 @@
 #include "sweep_job.hpp"
 
-#include <QMetaObject>
-
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -15,24 +13,21 @@
 namespace kvscope::ui {
 namespace {
 
-std::atomic<quint64> nextSweepId{0};
+struct SweepText {
+  QByteArray csv;
+  QString error;  // "" when every run ran
+};
 
 }  // namespace
 
 SweepJob::SweepJob(QObject* parent) : QObject(parent) {}
 
-SweepJob::~SweepJob() { jobs_.stopAll(); }
+SweepJob::~SweepJob() = default;  // jobs_ cancels and joins
 
-void SweepJob::cancel() {
-  jobs_.cancelAll();
-  running_ = 0;
-}
+void SweepJob::cancel() { jobs_.cancel(); }
 
 quint64 SweepJob::start(const run_description& base, const sweep_plan& plan, unsigned jobs) {
-  jobs_.cancelAll();
-  const quint64 id = ++nextSweepId;
-  running_ = id;
-  jobs_.start(id, [this, id, base, plan, jobs](const std::atomic<bool>& cancelled) {
+  const auto work = [this, base, plan, jobs](const JobTracker::Job& job) {
     // Only the text is wanted: the file is never written from here (the user saves it).
     sweep_file file("", sweep_header(plan.columns));
     std::mutex mutex;
@@ -46,25 +41,18 @@ quint64 SweepJob::start(const run_description& base, const sweep_plan& plan, uns
       const int n = static_cast<int>(file.size());
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double eta = elapsed / n * (total - n);
-      QMetaObject::invokeMethod(this, [this, id, n, total, elapsed, eta] {
-        if (id == running_) Q_EMIT progress(n, total, elapsed, eta);
-      }, Qt::QueuedConnection);
+      job.post([this, n, total, elapsed, eta] { Q_EMIT progress(n, total, elapsed, eta); });
     };
-    QString error;
+    SweepText out;
     try {
-      run_sweep_rows(base, plan, todo, jobs, cancelled, {}, done);
+      run_sweep_rows(base, plan, todo, jobs, job.cancelled(), {}, done);
     } catch (const std::exception& e) {  // the load cannot be read, a run refused its options
-      error = QString::fromStdString(e.what());
+      out.error = QString::fromStdString(e.what());
     }
-    const QByteArray text = QByteArray::fromStdString(file.text());
-    QMetaObject::invokeMethod(this, [this, id, text, error, stopped = cancelled.load()] {
-      jobs_.reap(id);  // it has just posted this, its last call
-      if (id != running_ || stopped) return;
-      running_ = 0;
-      Q_EMIT finished(text, error);
-    }, Qt::QueuedConnection);
-  });
-  return id;
+    out.csv = QByteArray::fromStdString(file.text());
+    return out;
+  };
+  return jobs_.start(work, [this](SweepText&& out) { Q_EMIT finished(out.csv, out.error); });
 }
 
 }  // namespace kvscope::ui

@@ -3,14 +3,14 @@
 // through core's sweep runner (run_sweep_rows), the rows gathered by core's sweep_file, so the
 // CSV is the same bytes as `kvscope-cli sweep` writes for the same base and grid. Progress and
 // the result are posted back to the GUI thread; a newer start or cancel() drops a stale job's
-// result (the JobThreads pattern of BackgroundRun). The GUI thread never waits on a job.
+// result (JobTracker). The GUI thread never waits on a job.
 #include <QByteArray>
 #include <QObject>
 #include <QString>
 
 #include <cstddef>
 
-#include "job_threads.hpp"
+#include "job_tracker.hpp"
 #include "run/run_description.hpp"
 #include "sweep/sweep_space.hpp"
 
@@ -27,7 +27,7 @@ class SweepJob : public QObject {
   quint64 start(const run_description& base, const sweep_plan& plan, unsigned jobs);
   // Stops the running sweep: its configs stop between two engine steps, no result follows.
   void cancel();
-  bool busy() const { return running_ != 0; }
+  bool busy() const { return jobs_.busy(); }
 
  Q_SIGNALS:
   // `done` of `total` configs, seconds since the start and an estimate of those left (-1 before
@@ -37,8 +37,7 @@ class SweepJob : public QObject {
   void finished(const QByteArray& csv, const QString& error);
 
  private:
-  JobThreads jobs_;
-  quint64 running_ = 0;  // the job whose result is wanted, 0 when none
+  JobTracker jobs_;  // last: its destructor joins the workers before the rest goes
 };
 
 }  // namespace kvscope::ui

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
+#include <utility>
 
 #include "gui_test_support.hpp"
 #include "block_map_widget.hpp"
@@ -17,6 +19,7 @@
 #include "policy_panel.hpp"
 #include "engine_bridge.hpp"
 #include "pressure_plot.hpp"
+#include "run/option_table.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -135,6 +138,24 @@ TEST(PolicyPanel, SetConfigRefusesInvalidAndDoesNotEmit) {
   EXPECT_TRUE(panel.setConfig(good));
   EXPECT_EQ(panel.config(), good);
   EXPECT_EQ(changed.count(), 0);
+}
+
+// The four numbers take the ranges kvscope-cli's flags accept, from core's option table.
+TEST(PolicyPanel, FieldRangesAreTheOptionTables) {
+  PolicyPanel panel;
+  const std::pair<PolicyPanel::Field, const char*> fields[] = {{PolicyPanel::q8Threshold, "q8-threshold"},
+                                                               {PolicyPanel::q4Threshold, "q4-threshold"},
+                                                               {PolicyPanel::hysteresis, "hysteresis"},
+                                                               {PolicyPanel::ewmaAlpha, "ewma-alpha"}};
+  for (const auto& [field, flag] : fields) {
+    const option_spec* spec = find_option(flag);
+    ASSERT_NE(spec, nullptr) << flag;
+    EXPECT_EQ(panel.spinBox(field)->minimum(), spec->min) << flag;
+    EXPECT_EQ(panel.spinBox(field)->maximum(), spec->max) << flag;
+    EXPECT_EQ(panel.slider(field)->maximum(), static_cast<int>(std::lround(spec->max * 1000))) << flag;
+  }
+  EXPECT_EQ(panel.minLevelBox()->count(), 4);
+  EXPECT_EQ(panel.maxLevelBox()->itemText(3), QStringLiteral("q4"));
 }
 
 TEST(MainWindow, RunShortcutsPostCommands) {

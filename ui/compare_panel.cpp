@@ -69,6 +69,11 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   }
   status_ = new QLabel;
   status_->setWordWrap(true);
+  verdict_ = new QLabel;
+  verdict_->setObjectName(QStringLiteral("compareVerdict"));
+  verdict_->setWordWrap(true);
+  verdict_->setStyleSheet(QStringLiteral("font-weight: bold"));
+  verdict_->setToolTip(tr("The headline changes of 1 % or more, against the reference column"));
   apply_ = new QPushButton(tr("&Apply what-if"));
   apply_->setToolTip(tr("Make the what-if config the current one: the live run starts again under it"));
   discard_ = new QPushButton(tr("Discard"));
@@ -81,6 +86,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(status_);
+  layout->addWidget(verdict_);
   layout->addWidget(table_, 1);
   layout->addLayout(buttons);
   setWhatIfActions(false, false);
@@ -123,6 +129,10 @@ void ComparePanel::fillDeltas(const std::vector<double>& reference, const std::v
   const std::size_t n = headline_metric_keys().size();
   const bool both = reference.size() == n && other.size() == n;
   const auto changes = both ? compare_headlines(reference, other) : std::vector<metric_change>{};
+  verdict_->setText(both ? columnName(otherColumn) + QStringLiteral(": ") +
+                               QString::fromStdString(change_summary(changes))
+                         : QString());
+  verdict_->setVisible(both);
   const QColor better = theme_->dark ? QColor(0x6f, 0xd0, 0x8c) : QColor(0x1e, 0x84, 0x49);
   const QColor worse = theme_->dark ? QColor(0xff, 0x7b, 0x72) : QColor(0xc0, 0x39, 0x2b);
   for (int r = 0; r < table_->rowCount(); ++r) {
@@ -134,16 +144,22 @@ void ComparePanel::fillDeltas(const std::vector<double>& reference, const std::v
     }
     const metric_change& c = changes[static_cast<std::size_t>(r)];
     item->setData(valueRole, c.delta);
-    item->setText(c.verdict == change_verdict::same ? tr("same") : formatValue(c.delta, c.info->unit, true));
-    const bool judged = c.verdict == change_verdict::better || c.verdict == change_verdict::worse;
+    QString text = c.verdict == change_verdict::same ? tr("same") : formatValue(c.delta, c.info->unit, true);
+    if (c.verdict != change_verdict::same && !std::isnan(c.relative) && c.info->unit != "bytes") {
+      text += QStringLiteral(" (%1%2 %)").arg(c.relative > 0 ? QStringLiteral("+") : QString())
+                  .arg(100 * c.relative, 0, 'f', std::fabs(c.relative) < 0.0995 ? 1 : 0);
+    }
+    item->setText(text);
+    // Colour only what moved by 1 % or more; smaller changes are the noise of a re-run.
+    const bool judged = material(c) && (c.verdict == change_verdict::better || c.verdict == change_verdict::worse);
     item->setForeground(judged ? (c.verdict == change_verdict::better ? better : worse) : theme_->mutedText);
     QFont f = item->font();
     f.setBold(judged);
     item->setFont(f);
-    const double pct = c.reference != 0 ? 100 * c.delta / std::fabs(c.reference) : NAN;
-    item->setToolTip(judged ? (c.verdict == change_verdict::better ? tr("better") : tr("worse")) +
-                                  (std::isnan(pct) ? QString() : tr(" (%1 %)").arg(pct, 0, 'f', 1))
-                            : tr("no better direction, or unchanged"));
+    const bool directed = c.verdict == change_verdict::better || c.verdict == change_verdict::worse;
+    item->setToolTip(judged    ? (c.verdict == change_verdict::better ? tr("better") : tr("worse"))
+                     : directed ? tr("under 1 % of the current value: within a re-run's noise")
+                                : tr("no better direction, or unchanged"));
   }
 }
 
@@ -169,5 +185,7 @@ double ComparePanel::value(int row, Column column) const {
 }
 
 QString ComparePanel::columnName(Column column) const { return table_->horizontalHeaderItem(column)->text(); }
+
+QString ComparePanel::verdict() const { return verdict_->text(); }
 
 }  // namespace kvscope::ui

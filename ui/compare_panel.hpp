@@ -1,7 +1,8 @@
 #pragma once
 // Two whole runs side by side: the headline metrics of a reference run (the current config, or
 // a run picked in the run list) and of another (the what-if, or a second run), and the change,
-// coloured better or worse by the metric table's better_when (core's summary_compare).
+// coloured better or worse by the metric table's better_when (core's summary_compare), with its
+// share of the reference; changes under 1 % are faded, and one line on top says what moved.
 // Apply makes a what-if the current config; Discard drops it.
 #include <QWidget>
 
@@ -37,6 +38,8 @@ class ComparePanel : public QWidget {
   // The exact number behind a cell (NaN when it is blank or unmeasured).
   double value(int row, Column column) const;
   QString columnName(Column column) const;
+  // The one-line summary of the change ("" until both columns are filled).
+  QString verdict() const;
 
  Q_SIGNALS:
   void applyRequested();
@@ -48,6 +51,7 @@ class ComparePanel : public QWidget {
 
   QTableWidget* table_ = nullptr;
   QLabel* status_ = nullptr;
+  QLabel* verdict_ = nullptr;
   QPushButton* apply_ = nullptr;
   QPushButton* discard_ = nullptr;
   const Theme* theme_ = &lightTheme();

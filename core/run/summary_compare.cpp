@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace kvscope {
@@ -51,10 +52,77 @@ std::vector<metric_change> compare_headlines(std::span<const double> reference, 
     c.reference = reference[i];
     c.other = other[i];
     c.delta = other[i] - reference[i];
+    c.relative = reference[i] != 0 ? c.delta / std::fabs(reference[i]) : NAN;
     c.verdict = judge(c.info->better, c.delta);
     out.push_back(c);
   }
   return out;
+}
+
+namespace {
+
+// A metric the summary holds as a whole number (preemptions, transitions): said as a count.
+bool is_count(const metric_change& c) {
+  for (const summary_metric& m : summary_metric_table()) {
+    if (m.info.key == c.info->key) return std::holds_alternative<std::uint64_t>(m.get(run_summary{}));
+  }
+  return false;
+}
+
+// The words a reader knows a headline by.
+std::string_view short_name(std::string_view key) {
+  if (key == "goodput_rps") return "goodput";
+  if (key == "latency.ttft_s.p50") return "TTFT p50";
+  if (key == "latency.ttft_s.p99") return "TTFT p99";
+  if (key == "latency.tpot_s.p50") return "TPOT p50";
+  if (key == "latency.tpot_s.p99") return "TPOT p99";
+  if (key == "attention_error_exposure") return "attention error";
+  if (key == "level_transitions") return "transitions";
+  return key;
+}
+
+std::string percent(double relative) {
+  const double p = 100 * relative;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, std::fabs(p) < 9.95 ? "%+.1f %%" : "%+.0f %%", p);
+  return buf;
+}
+
+}  // namespace
+
+bool material(const metric_change& c) {
+  if (std::isnan(c.delta) || c.delta == 0) return false;
+  if (is_count(c) || c.reference == 0) return true;
+  return std::fabs(c.relative) >= material_change_share;
+}
+
+std::string change_summary(std::span<const metric_change> changes) {
+  std::string reals, counts;
+  const auto add = [](std::string& to, const std::string& what) { to += (to.empty() ? "" : ", ") + what; };
+  double peak_ref = 0, peak_other = 0;
+  bool peak_known = true;
+  for (const metric_change& c : changes) {
+    if (c.info->key.starts_with("peak_bytes_per_level.")) {
+      peak_known = peak_known && !std::isnan(c.reference) && !std::isnan(c.other);
+      peak_ref += c.reference;
+      peak_other += c.other;
+      continue;
+    }
+    if (!material(c)) continue;
+    if (is_count(c)) {
+      const auto n = static_cast<long long>(std::llround(std::fabs(c.delta)));
+      add(counts, std::to_string(n) + (c.delta > 0 ? " more " : " fewer ") + std::string(short_name(c.info->key)));
+    } else if (std::isnan(c.relative)) {
+      add(reals, std::string(short_name(c.info->key)) + " from 0");
+    } else {
+      add(reals, percent(c.relative) + " " + std::string(short_name(c.info->key)));
+    }
+  }
+  if (peak_known && peak_ref > 0 && std::fabs(peak_other - peak_ref) >= material_change_share * peak_ref) {
+    add(reals, percent((peak_other - peak_ref) / peak_ref) + " peak memory");
+  }
+  if (reals.empty() && counts.empty()) return "no headline changes by 1 % or more";
+  return reals + (reals.empty() || counts.empty() ? "" : "; ") + counts;
 }
 
 }  // namespace kvscope

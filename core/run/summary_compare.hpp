@@ -4,6 +4,7 @@
 // worse by the metric table's better_when (never a direction written here).
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,8 +20,22 @@ struct metric_change {
   double reference = 0;  // NaN where unmeasured
   double other = 0;
   double delta = 0;      // other - reference (NaN when either is)
+  double relative = 0;   // delta / |reference|: NaN when either is NaN or the reference is 0
   change_verdict verdict = change_verdict::neutral;
 };
+
+// Changes under this share of the reference are read as no change: a what-if's re-run differs
+// from the live run in timing details that move latencies by a fraction of a percent.
+inline constexpr double material_change_share = 0.01;
+
+// Whether a change is worth a reader's eye: a count that moved, or a real that moved by at least
+// material_change_share of its reference (any move from a reference of 0).
+bool material(const metric_change& c);
+
+// One line on what `other` changes against the reference, the material changes in headline order
+// ("+0.5 % goodput, -8.9 % TTFT p99, +61 % attention error; 2 fewer preemptions"), or that none is
+// material. Peak bytes per level are summed into one "peak memory" change.
+std::string change_summary(std::span<const metric_change> changes);
 
 // The summary keys a comparison shows, in order: goodput, TTFT and TPOT p50/p99, attention
 // error exposure, transitions, preemptions, peak bytes at each level.

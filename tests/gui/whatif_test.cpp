@@ -101,6 +101,10 @@ TEST(WhatIf, GhostAndCompareTableMatchTheRunServiceAndTheCli) {
     EXPECT_TRUE(same(table->value(row, ComparePanel::referenceColumn), expectCurrent[i])) << keys[i];
   }
   EXPECT_TRUE(table->applyButton()->isEnabled());
+  // One line on top says what the what-if changes, as core words it for these two runs.
+  const auto summary = change_summary(compare_headlines(expectCurrent, expectWhatIf));
+  EXPECT_TRUE(table->verdict().endsWith(QString::fromStdString(summary))) << table->verdict().toStdString();
+  EXPECT_TRUE(table->verdict().startsWith(table->columnName(ComparePanel::otherColumn) + QStringLiteral(": ")));
 }
 
 // The budget is a what-if too: the same load on a bigger cache, compared with the current one.

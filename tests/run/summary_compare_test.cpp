@@ -63,5 +63,34 @@ TEST(SummaryCompare, MoreGoodputAndFewerPreemptionsAreBetter) {
   }
 }
 
+// What a what-if changes, in one line: relative changes of the reals, counts of the counts, the
+// peak bytes of every level as one peak-memory change, and nothing under 1 % of its reference.
+TEST(SummaryCompare, ChangeSummarySaysWhatMovedAndByHowMuch) {
+  run_summary a{}, b{};
+  a.service.goodput_rps = 4.0;
+  b.service.goodput_rps = 4.02;  // +0.5 %: under 1 %, left out
+  a.service.latency.ttft_s.p99 = 6.0;
+  b.service.latency.ttft_s.p99 = 5.4;  // -10 %
+  a.service.latency.tpot_s.p50 = 0.0142;
+  b.service.latency.tpot_s.p50 = 0.0142;
+  a.attention_error_exposure = 0.2;
+  b.attention_error_exposure = 0.23;  // +15 %
+  a.preemptions = 4;
+  b.preemptions = 2;
+  a.peak_bytes_per_level = {100, 0, 0, 0};
+  b.peak_bytes_per_level = {60, 20, 0, 0};  // 100 -> 80 bytes: -20 % peak memory
+  const auto changes = compare_headlines(headline_values(a), headline_values(b));
+  EXPECT_NEAR(changes[0].relative, 0.005, 1e-12);
+  EXPECT_FALSE(material(changes[0]));
+  EXPECT_TRUE(material(changes[2]));
+  EXPECT_EQ(change_summary(changes), "-10 % TTFT p99, +15 % attention error, -20 % peak memory; 2 fewer preemptions");
+
+  const auto none = compare_headlines(headline_values(a), headline_values(a));
+  EXPECT_EQ(change_summary(none), "no headline changes by 1 % or more");
+  run_summary c = a;
+  c.level_transitions = 3;  // from 0: a count, material however small
+  EXPECT_EQ(change_summary(compare_headlines(headline_values(a), headline_values(c))), "3 more transitions");
+}
+
 }  // namespace
 }  // namespace kvscope

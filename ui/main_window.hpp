@@ -126,6 +126,9 @@ class MainWindow : public QMainWindow {
   void fitTo(const QRect& available);
   // The docks where they start, sized for the window as it is now (View > Reset layout).
   void resetLayout();
+  // Help > Guided tour: the built-in tour in a window of its own (closed with this one); nullptr
+  // with a message when it cannot run.
+  MainWindow* openTour();
 
   // The what-if becomes the current config: kept in the run list, and the live run starts
   // again under it. False when there is no finished what-if.

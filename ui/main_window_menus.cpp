@@ -17,6 +17,9 @@
 #include "run_list_panel.hpp"
 #include "run_panel.hpp"
 #include "run_setup.hpp"
+#include "tour/tour_run.hpp"
+#include "tour/tour_script.hpp"
+#include "tour_controller.hpp"
 
 namespace kvscope::ui {
 
@@ -160,11 +163,29 @@ void MainWindow::buildHelpMenu() {
            "through both thresholds and falls back within the first minute. Open a trace (Ctrl+O) "
            "or change the load in the <b>Load and engine</b> panel.</p>"));
   });
+  help->addAction(tr("&Guided tour of the KV cache"), this, [this] { openTour(); })
+      ->setToolTip(tr("Thirteen steps through a paged KV cache: blocks, sharing, compression, "
+                      "preemption, the prefix cache (also: kvscope --tour)"));
   help->addAction(tr("About kvscope"), this, [this] {
     QMessageBox::about(this, tr("About kvscope"),
                        tr("kvscope %1 — see, explain and tune the memory of an LLM KV cache.")
                            .arg(QString::fromLatin1(version_string)));
   });
+}
+
+MainWindow* MainWindow::openTour() {
+  auto run = run_tour(builtin_tour());
+  if (!run) {
+    QMessageBox::warning(this, tr("Guided tour"), QString::fromStdString(run.error()));
+    return nullptr;
+  }
+  auto tour = openTourWindow(std::make_shared<const tour_run>(std::move(*run)), Options{});
+  MainWindow* window = tour.window.release();
+  // A window of its own, owned by this one: gone when it is closed, or when this one goes.
+  window->setParent(this, Qt::Window);
+  window->setAttribute(Qt::WA_DeleteOnClose);
+  window->show();
+  return window;
 }
 
 }  // namespace kvscope::ui

@@ -4,6 +4,8 @@
 // exit 2 naming the step and the field.
 #include <QApplication>
 #include <QFile>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QTest>
 
@@ -14,6 +16,7 @@
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
 #include "engine_bridge.hpp"
+#include "gui_test_support.hpp"
 #include "main_window.hpp"
 #include "policy_panel.hpp"
 #include "process.hpp"
@@ -114,6 +117,30 @@ TEST(TourWindow, NextThenBackShowsIdenticalStates) {
   t.controller->goTo(7);
   t.controller->restart();
   EXPECT_TRUE(shownBy(*t.window, *t.controller) == forward[0]);
+}
+
+// Help > Guided tour opens the built-in tour at its first step, in a window of its own that the
+// main window owns, without touching the main window's run.
+TEST(TourWindow, TheHelpMenuOpensTheTour) {
+  auto window = test::makeWindow(test::smallSession());
+  QAction* action = nullptr;
+  for (QAction* menu : window->menuBar()->actions()) {
+    if (!menu->menu() || menu->text() != QStringLiteral("&Help")) continue;
+    for (QAction* a : menu->menu()->actions()) {
+      if (a->text() == QStringLiteral("&Guided tour of the KV cache")) action = a;
+    }
+  }
+  ASSERT_NE(action, nullptr);
+  action->trigger();
+  MainWindow* tour = nullptr;
+  for (MainWindow* w : window->findChildren<MainWindow*>()) tour = w;
+  ASSERT_NE(tour, nullptr);
+  EXPECT_TRUE(tour->isWindow());
+  const auto* controller = tour->findChild<TourController*>();
+  ASSERT_NE(controller, nullptr);
+  EXPECT_EQ(controller->index(), 0);
+  EXPECT_EQ(controller->run().frames.size(), builtIn()->frames.size());
+  EXPECT_FALSE(window->findChild<TourController*>(QString(), Qt::FindDirectChildrenOnly));
 }
 
 TEST(TourWindow, ButtonsAndKeysStepTheTour) {

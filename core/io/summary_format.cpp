@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "outcome/latency_samples.hpp"
 #include "run/metric_table.hpp"
 #include "util/byte_size.hpp"
 
@@ -160,6 +161,11 @@ std::string summary_text(const run_summary& s, const calibration* c) {
   add("latency (ms)    TTFT p50 %.1f p99 %.1f | TPOT p50 %.2f p99 %.2f | ITL p50 %.2f | e2e p50 %.0f p99 %.0f\n",
       ms(lat.ttft_s.p50), ms(lat.ttft_s.p99), ms(lat.tpot_s.p50), ms(lat.tpot_s.p99), ms(lat.itl_s.p50),
       ms(lat.e2e_s.p50), ms(lat.e2e_s.p99));
+  if (!s.service.latency_exact) {
+    add("                percentiles within 0.5 %%: past %zu finished requests they are sketched, "
+        "not kept, to hold memory constant\n",
+        latency_samples::default_exact_limit);
+  }
   add("throughput      %.2f requests/s, %.0f output tokens/s (simulated time)\n",
       s.service.requests_per_s, s.service.output_tokens_per_s);
   if (c) out += calibrated_range_text(s, *c);

@@ -10,10 +10,6 @@ namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-latency_stats sketch_stats(const quantile_sketch& s) noexcept {
-  return {s.mean(), s.quantile(0.5), s.quantile(0.9), s.quantile(0.99), s.max()};
-}
-
 }  // namespace
 
 request_outcomes::request_outcomes(row_sink sink) : sink_(std::move(sink)) {}
@@ -239,7 +235,8 @@ void request_outcomes::finished(request_handle h, double t) {
   if (live_[h].at == live_request::stage::decoding) close_decode(live_[h]);
   complete(h, t, request_outcome::finished);
   record_.reason.clear();
-  samples_.push_back({record_.ttft_s(), record_.tpot_s(), record_.e2e_s(), record_.queue_s()});
+  samples_.add(record_.ttft_s(), record_.tpot_s(), record_.e2e_s(), record_.queue_s());
+  if (meets_slo(slo_, record_.ttft_s(), record_.tpot_s(), record_.e2e_s())) ++good_;
   misses_.add_finished(slo_, record_.ttft_s(), record_.tpot_s(), record_.e2e_s(), record_.output_tokens,
                        record_.parts, {record_.alone_ttft_s, record_.alone_tpot_s});
   prompt_tokens_ += record_.prompt_tokens;
@@ -256,12 +253,13 @@ void request_outcomes::rejected(request_handle h, double t, std::string_view rea
   if (sink_) sink_(record_);
 }
 
-outcome_summary request_outcomes::summary(double duration_s, const slo_spec& slo) const {
+outcome_summary request_outcomes::summary(double duration_s) const {
   outcome_summary s;
   s.arrived = arrived_;
-  s.finished = samples_.size();
+  s.finished = samples_.count();
   s.rejected = rejected_;
   s.in_flight = arrived_ - s.finished - rejected_;
+  s.good = good_;
   s.prompt_tokens = prompt_tokens_;
   s.output_tokens = output_tokens_;
   s.preemptions = preemptions_;
@@ -269,17 +267,9 @@ outcome_summary request_outcomes::summary(double duration_s, const slo_spec& slo
   s.duration_s = duration_s;
   s.misses = misses_;
 
-  std::vector<double> ttft, tpot, e2e, queue;
-  for (auto* v : {&ttft, &tpot, &e2e, &queue}) v->reserve(samples_.size());
-  for (const finished_sample& f : samples_) {
-    ttft.push_back(f.ttft_s);
-    tpot.push_back(f.tpot_s);
-    e2e.push_back(f.e2e_s);
-    queue.push_back(f.queue_s);
-    if (meets_slo(slo, f.ttft_s, f.tpot_s, f.e2e_s)) ++s.good;
-  }
-  s.latency = {exact_stats(ttft), exact_stats(tpot), sketch_stats(itl_), exact_stats(e2e),
-               exact_stats(queue)};
+  const request_latency_stats stats = samples_.stats();
+  s.latency = {stats.ttft_s, stats.tpot_s, sketch_stats(itl_), stats.e2e_s, stats.queue_s};
+  s.latency_exact = samples_.exact();
 
   const auto per_second = [duration_s](std::uint64_t n) {
     return duration_s > 0 ? static_cast<double>(n) / duration_s : nan;

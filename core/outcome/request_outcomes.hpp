@@ -12,8 +12,9 @@
 // index a vector by handle; only arrived() and finished() grow vectors (amortized), and only a
 // rejection's reason may allocate. A completed request
 // becomes a request_record handed to the row sink at once and is not kept; what remains per
-// request is four doubles for the exact TTFT/TPOT/e2e/queue percentiles. Token gaps go to a
-// constant-memory sketch (outcome/quantile_sketch.hpp).
+// request is four doubles for the exact TTFT/TPOT/e2e/queue percentiles, and only for the first
+// 65,536 finished requests (outcome/latency_samples.hpp). Token gaps go to a constant-memory
+// sketch (outcome/quantile_sketch.hpp).
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,7 @@
 
 #include "load/request.hpp"
 #include "outcome/exact_stats.hpp"
+#include "outcome/latency_samples.hpp"
 #include "outcome/quantile_sketch.hpp"
 #include "outcome/request_record.hpp"
 #include "outcome/slo.hpp"
@@ -40,8 +42,12 @@ struct outcome_latency {
 };
 
 struct outcome_summary {
-  // Exact over finished requests (ITL: within the sketch's relative error, see below).
+  // Exact over finished requests (ITL: within the sketch's relative error, see below), unless
+  // latency_exact is false.
   outcome_latency latency;
+  // False when more requests finished than latency_samples keeps: TTFT, TPOT, e2e and queue
+  // percentiles then come from sketches too, within 0.5 %.
+  bool latency_exact = true;
   std::uint64_t arrived = 0;
   std::uint64_t finished = 0;
   std::uint64_t rejected = 0;
@@ -73,7 +79,8 @@ class request_outcomes {
   // Replaces the sink (records from now on go to it).
   void set_sink(row_sink sink) { sink_ = std::move(sink); }
 
-  // The SLOs whose misses summary() explains (latency_parts, slo_misses.hpp).
+  // The SLOs goodput counts against and whose misses summary() explains (latency_parts,
+  // slo_misses.hpp). Set before the first request finishes.
   void set_slo(const slo_spec& slo) { slo_ = slo; }
 
   // A new request. Preconditions: times never go backwards for a request; arrival_s >= 0.
@@ -119,7 +126,7 @@ class request_outcomes {
   // Totals and latency statistics so far; duration_s is the simulated run length (rates are NaN
   // unless it is positive). Requests still in flight count only as in_flight, but their token
   // gaps so far are already in the ITL statistics.
-  outcome_summary summary(double duration_s, const slo_spec& slo) const;
+  outcome_summary summary(double duration_s) const;
 
   const quantile_sketch& itl_sketch() const noexcept { return itl_; }
 
@@ -147,11 +154,6 @@ class request_outcomes {
     double client_wait_s = 0;
     alone_latency alone{NAN, NAN};
   };
-  // One finished request's samples; NaN where undefined.
-  struct finished_sample {
-    double ttft_s, tpot_s, e2e_s, queue_s;
-  };
-
   // Adds what the request waited since its mark to its parts (by cause, or as a preemption).
   void close_wait(live_request& r) noexcept;
   // Adds the decode shares since its mark to its parts.
@@ -164,11 +166,11 @@ class request_outcomes {
   row_sink sink_;
   std::vector<live_request> live_;
   std::vector<request_handle> free_;
-  std::vector<finished_sample> samples_;
+  latency_samples samples_;
   quantile_sketch itl_;
   request_record record_;  // reused so that completing a request does not allocate
   std::uint64_t arrived_ = 0, rejected_ = 0, prompt_tokens_ = 0, output_tokens_ = 0;
-  std::uint64_t preemptions_ = 0, recomputed_tokens_ = 0;
+  std::uint64_t preemptions_ = 0, recomputed_tokens_ = 0, good_ = 0;
   slo_spec slo_;
   slo_miss_tally misses_;
   // Every step's time summed by why those waiting waited (index: wait_cause), and by share of

@@ -4,9 +4,14 @@
 #include <cmath>
 #include <vector>
 
+#include "outcome/latency_samples.hpp"
 #include "util/number_text.hpp"
 
 namespace kvscope {
+
+// latency_percentiles' meaning names the limit.
+static_assert(latency_samples::default_exact_limit == 65536);
+
 namespace {
 
 // NaN (not measured) is spelled "nan" whatever its sign bit.
@@ -176,6 +181,8 @@ const std::vector<summary_metric>& summaries() {
       KV_LATENCY_STATS(itl_s, "Inter-token latency, every gap (within 0.5 %)"),
       KV_LATENCY_STATS(e2e_s, "End-to-end latency of finished requests"),
       KV_LATENCY_STATS(queue_s, "Queue time: first scheduled - arrival"),
+      summary_metric{{"latency_percentiles", "", "exact, or sketched (within 0.5 %) once more than 65,536 requests finished, to hold memory constant (TTFT, TPOT, e2e, queue; ITL is always sketched)", neither},
+                     [](const run_summary& s) -> metric_value { return std::string(s.service.latency_exact ? "exact" : "sketched"); }},
       KV_SERVICE(requests_per_s, "requests/s", "Finished requests per simulated second", higher),
       KV_SERVICE(output_tokens_per_s, "tokens/s", "Output tokens of finished requests per simulated second", higher),
       KV_SERVICE(goodput_rps, "requests/s", "Finished requests per second that met every SLO (DistServe)", higher),

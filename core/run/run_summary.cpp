@@ -51,7 +51,7 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
                     format_byte_size(chosen->activation_reserve_bytes) + " activations";
     if (e.options().tensor_parallel > 1) s.budget_note += ", x" + std::to_string(e.options().tensor_parallel) + " GPUs";
   }
-  s.service = e.outcomes().summary(s.sim_seconds, e.setup().slo);
+  s.service = e.outcomes().summary(s.sim_seconds);
   s.demand.busy_s = t.step_seconds_sum;
   s.demand.arrival_span_s = t.first_arrival_s < 0 ? 0 : t.last_arrival_s - t.first_arrival_s;
   s.demand.busy_while_arriving_s = t.step_seconds_by_last_arrival;

@@ -17,7 +17,7 @@ outcome_summary served(std::uint32_t steps) {
   while (e.step()) {
   }
   EXPECT_EQ(e.totals().requests_finished, 5u);
-  return e.outcomes().summary(e.sim_time_s(), slo_spec{});
+  return e.outcomes().summary(e.sim_time_s());
 }
 
 TEST(MultiStep, OneStepStreamsEveryToken) {

@@ -113,7 +113,7 @@ TEST(LatencyParts, MissesAreTalliedAgainstTheSlo) {
   o.emitted(slow, 0.8);
   o.finished(slow, 0.8);
   o.rejected(refused, 0.8, "too long");
-  const auto m = o.summary(1.0, {0.5, std::nullopt, std::nullopt}).misses;
+  const auto m = o.summary(1.0).misses;
   EXPECT_EQ(m.missed, 2u);
   EXPECT_EQ(m.requests[static_cast<std::size_t>(miss_cause::kv_memory)], 1u);
   EXPECT_EQ(m.requests[static_cast<std::size_t>(miss_cause::rejected)], 1u);

@@ -112,7 +112,7 @@ TEST(LatencySeries, WholeRunEqualsTheTrackersSummary) {
     o.finished(h, t0 + 0.4 + 0.031 * (i % 3));
   }
   o.rejected(o.arrived(40, 2.0, 10, 3), 2.0, "too long");  // a miss with no latency
-  const outcome_summary summary = o.summary(5.0, slo);
+  const outcome_summary summary = o.summary(5.0);
   const latency_series s = b.build(latency_window_for(b.last_finish_s()));
   EXPECT_EQ(s.finished, summary.finished);
   EXPECT_EQ(s.good, summary.good);

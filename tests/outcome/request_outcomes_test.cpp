@@ -37,7 +37,7 @@ TEST(RequestOutcomes, OneRequest) {
   EXPECT_EQ(r.first_token_s, 1.0);
   EXPECT_EQ(r.finish_s, 1.2);
 
-  const outcome_summary s = o.summary(2.0, {});
+  const outcome_summary s = o.summary(2.0);
   EXPECT_EQ(s.arrived, 1u);
   EXPECT_EQ(s.finished, 1u);
   EXPECT_EQ(s.in_flight, 0u);
@@ -94,7 +94,7 @@ TEST(RequestOutcomes, TwoRequestsWithAPrefixHit) {
   EXPECT_EQ(rb.e2e_s(), 3.0);
   EXPECT_EQ(rb.queue_s(), 0.5);
 
-  const outcome_summary s = o.summary(4.0, {});
+  const outcome_summary s = o.summary(4.0);
   EXPECT_EQ(s.finished, 2u);
   EXPECT_EQ(s.latency.ttft_s.mean, 1.25);
   EXPECT_EQ(s.latency.ttft_s.p50, 1.25);
@@ -166,7 +166,7 @@ TEST(RequestOutcomes, PreemptedRequestKeepsArrivalAndFirstToken) {
   EXPECT_EQ(itl.sum(), 2.5);
   EXPECT_EQ(itl.max(), 1.25);
   EXPECT_EQ(itl.min(), 0.25);
-  const outcome_summary s = o.summary(3.0, {});
+  const outcome_summary s = o.summary(3.0);
   EXPECT_EQ(s.preemptions, 2u);
   EXPECT_EQ(s.recomputed_tokens, 205u);
   EXPECT_NEAR(s.latency.itl_s.p50, 1.0, sketch_error);
@@ -194,7 +194,7 @@ TEST(RequestOutcomes, RejectedKeepsItsReasonAndIsNotFinished) {
   EXPECT_TRUE(std::isnan(r.queue_s()));
   EXPECT_EQ(rec.rows[1].reason, "");  // the reused record forgets the reason
 
-  const outcome_summary s = o.summary(2.0, {});
+  const outcome_summary s = o.summary(2.0);
   EXPECT_EQ(s.finished, 1u);
   EXPECT_EQ(s.rejected, 1u);
   EXPECT_EQ(s.requests_per_s, 0.5);
@@ -208,7 +208,7 @@ TEST(RequestOutcomes, NothingCompletedIsNaNNotZero) {
   const request_handle h = o.arrived(0, 0.0, 10, 5);
   o.scheduled(h, 0.5);
   o.emitted(h, 1.0);
-  const outcome_summary s = o.summary(1.0, {});
+  const outcome_summary s = o.summary(1.0);
   EXPECT_EQ(s.in_flight, 1u);
   EXPECT_EQ(s.finished, 0u);
   EXPECT_TRUE(std::isnan(s.latency.ttft_s.mean));
@@ -218,7 +218,7 @@ TEST(RequestOutcomes, NothingCompletedIsNaNNotZero) {
   EXPECT_TRUE(std::isnan(s.latency.itl_s.mean));
   EXPECT_TRUE(std::isnan(s.slo_attainment));
   EXPECT_EQ(s.requests_per_s, 0.0);
-  EXPECT_TRUE(std::isnan(o.summary(0.0, {}).requests_per_s));
+  EXPECT_TRUE(std::isnan(o.summary(0.0).requests_per_s));
 }
 
 TEST(RequestOutcomes, OneTokenOutputsHaveNoTpotAndNoItl) {
@@ -231,7 +231,7 @@ TEST(RequestOutcomes, OneTokenOutputsHaveNoTpotAndNoItl) {
   ASSERT_EQ(rec.rows.size(), 1u);
   EXPECT_EQ(rec.rows[0].ttft_s(), 0.25);
   EXPECT_TRUE(std::isnan(rec.rows[0].tpot_s()));
-  const outcome_summary s = o.summary(1.0, {});
+  const outcome_summary s = o.summary(1.0);
   EXPECT_TRUE(std::isnan(s.latency.tpot_s.mean));
   EXPECT_TRUE(std::isnan(s.latency.itl_s.p50));
   EXPECT_EQ(s.latency.ttft_s.mean, 0.25);
@@ -261,38 +261,43 @@ TEST(RequestOutcomes, HandlesAreReusedWithFreshState) {
   EXPECT_TRUE(std::isnan(r.first_scheduled_s));
   EXPECT_EQ(r.first_token_s, 4.0);
   EXPECT_EQ(r.ttft_s(), 1.0);
-  EXPECT_EQ(o.summary(4.0, {}).arrived, 2u);
+  EXPECT_EQ(o.summary(4.0).arrived, 2u);
 }
 
 // R1: ttft 0.25, 17 tokens by 1.25 (tpot 1/16); R2: ttft 0.75, 5 tokens by 1.25 (tpot 0.125);
 // R3: one token at 0.5; R4 rejected. All arrive at 0; the run lasts 2 s.
 class Goodput : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const request_handle r1 = o.arrived(1, 0.0, 10, 17);
-    const request_handle r2 = o.arrived(2, 0.0, 10, 5);
-    const request_handle r3 = o.arrived(3, 0.0, 10, 1);
-    const request_handle r4 = o.arrived(4, 0.0, 99999, 1);
-    o.emitted(r1, 0.25);
-    o.emitted(r1, 1.25, 16);  // one chunk of 16 tokens
-    o.finished(r1, 1.25);
-    o.emitted(r2, 0.75);
-    o.emitted(r2, 1.25, 4);
-    o.finished(r2, 1.25);
-    o.emitted(r3, 0.5);
-    o.finished(r3, 0.5);
-    o.rejected(r4, 0.0, "too long");
+  void SetUp() override { replay(o); }
+  // The same four requests into `into`: goodput is counted as each finishes, against the SLO set.
+  static void replay(request_outcomes& into) {
+    const request_handle r1 = into.arrived(1, 0.0, 10, 17);
+    const request_handle r2 = into.arrived(2, 0.0, 10, 5);
+    const request_handle r3 = into.arrived(3, 0.0, 10, 1);
+    const request_handle r4 = into.arrived(4, 0.0, 99999, 1);
+    into.emitted(r1, 0.25);
+    into.emitted(r1, 1.25, 16);  // one chunk of 16 tokens
+    into.finished(r1, 1.25);
+    into.emitted(r2, 0.75);
+    into.emitted(r2, 1.25, 4);
+    into.finished(r2, 1.25);
+    into.emitted(r3, 0.5);
+    into.finished(r3, 0.5);
+    into.rejected(r4, 0.0, "too long");
   }
   outcome_summary with(std::string_view slo) const {
     const auto spec = parse_slo(slo);
     EXPECT_TRUE(spec) << spec.error();
-    return o.summary(2.0, *spec);
+    request_outcomes judged;
+    judged.set_slo(*spec);
+    replay(judged);
+    return judged.summary(2.0);
   }
   request_outcomes o;
 };
 
 TEST_F(Goodput, WithoutSloEveryFinishedRequestIsGood) {
-  const outcome_summary s = o.summary(2.0, {});
+  const outcome_summary s = o.summary(2.0);
   EXPECT_EQ(s.good, 3u);
   EXPECT_EQ(s.goodput_rps, 1.5);
   EXPECT_EQ(s.goodput_rps, s.requests_per_s);

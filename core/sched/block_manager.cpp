@@ -37,8 +37,8 @@ block_manager::tracked& block_manager::at(sequence_id seq) {
 }
 
 const block_manager::tracked& block_manager::at(sequence_id seq) const {
-  assert(seq >= 0 && static_cast<std::size_t>(seq) < cache_of_.size());
-  const sequence_id cid = cache_of_[static_cast<std::size_t>(seq)];
+  assert(seq >= 0);
+  const sequence_id cid = cache_of_.get(seq);
   assert(cid != no_sequence);
   return tracked_[static_cast<std::size_t>(cid)];
 }
@@ -93,10 +93,7 @@ std::uint32_t block_manager::begin(sequence_id seq, const request& r, std::uint3
   if (hit_tokens > 0) assert_ok(cache_.advance(t.cache_id, hit_tokens));
   t.blocks = hit_blocks;
   const auto slot = static_cast<std::size_t>(t.cache_id);
-  if (static_cast<std::size_t>(seq) >= cache_of_.size()) {
-    cache_of_.resize(static_cast<std::size_t>(seq) + 1, no_sequence);
-  }
-  cache_of_[static_cast<std::size_t>(seq)] = t.cache_id;
+  cache_of_.set(seq, t.cache_id);
   if (slot >= tracked_.size()) tracked_.resize(slot + 1);
   tracked_[slot] = std::move(t);
   return hit_tokens;
@@ -213,7 +210,7 @@ void block_manager::end(sequence_id seq, bool finished) {
     }
   }
   t = tracked{};
-  cache_of_[static_cast<std::size_t>(seq)] = no_sequence;
+  cache_of_.clear(seq);
 }
 
 std::uint64_t block_manager::frames_for(std::uint32_t tokens, precision cold) const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "memory/paged_cache.hpp"
+#include "sched/id_window.hpp"
 #include "sched/kv_cache_manager.hpp"
 #include "sched/prefix_cache.hpp"
 
@@ -53,8 +54,7 @@ class block_manager final : public kv_cache_manager {
 
   // The paged cache's id for a scheduler sequence; no_sequence when it has none.
   sequence_id cache_id(sequence_id seq) const {
-    if (seq < 0 || static_cast<std::size_t>(seq) >= cache_of_.size()) return no_sequence;
-    return cache_of_[static_cast<std::size_t>(seq)];
+    return seq < 0 ? no_sequence : cache_of_.get(seq);
   }
   // The synthetic data stream of a scheduler sequence (data mode; equal for shared content).
   std::uint64_t stream(sequence_id seq) const;
@@ -114,9 +114,9 @@ class block_manager final : public kv_cache_manager {
   policy_config policy_;
   precision guaranteed_level_ = precision::fp16;
   // Scheduler ids grow without bound, the paged cache's are small and reused: a scheduler id
-  // maps to its cache id (4 bytes per request ever seen), and the state lives at the cache id.
-  // Two array reads instead of a hash lookup on every call of the per-token path.
-  std::vector<sequence_id> cache_of_;  // by scheduler id; no_sequence when not begun
+  // maps to its cache id over the window of ids still live, and the state lives at the cache
+  // id. Two array reads instead of a hash lookup on every call of the per-token path.
+  id_window cache_of_;
   std::vector<tracked> tracked_;       // by cache id; cache_id == no_sequence when unused
   prefix_cache_stats stats_;
   // Requests that ended without finishing (preempted, or admitted and given back) and not yet

@@ -128,6 +128,14 @@ class request_outcomes {
   // gaps so far are already in the ITL statistics.
   outcome_summary summary(double duration_s) const;
 
+  // What summary() counts, without its statistics: cheap enough to ask every few steps.
+  struct tally {
+    std::uint64_t finished = 0, rejected = 0, good = 0;
+    // Finished requests that missed an SLO, and rejected ones.
+    std::uint64_t missed() const noexcept { return finished + rejected - good; }
+  };
+  tally counts() const noexcept { return {samples_.count(), rejected_, good_}; }
+
   const quantile_sketch& itl_sketch() const noexcept { return itl_; }
 
  private:

@@ -95,8 +95,7 @@ capacity_probe probe_capacity(const run_description& run, std::uint64_t requests
   hooks.on_step = [&](const engine& e) {
     if (cancel && cancel->load(std::memory_order_relaxed)) hopeless = true;
     if (e.steps_done() % 1024 != 0 || requests == 0) return;
-    const auto s = e.outcomes().summary(e.sim_time_s());
-    const std::uint64_t missed = s.finished + s.rejected - s.good;
+    const std::uint64_t missed = e.outcomes().counts().missed();
     if (missed <= requests && static_cast<double>(requests - missed) / static_cast<double>(requests) < target) {
       hopeless = true;
     }

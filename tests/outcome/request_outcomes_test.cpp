@@ -310,6 +310,18 @@ TEST_F(Goodput, WithoutSloEveryFinishedRequestIsGood) {
   EXPECT_EQ(o.itl_sketch().count(), 2u);
 }
 
+TEST_F(Goodput, TheCheapCountsAreTheSummarys) {
+  request_outcomes judged;
+  judged.set_slo(*parse_slo("ttft=0.5"));
+  replay(judged);
+  const outcome_summary s = judged.summary(2.0);
+  const request_outcomes::tally t = judged.counts();
+  EXPECT_EQ(t.finished, s.finished);
+  EXPECT_EQ(t.rejected, s.rejected);
+  EXPECT_EQ(t.good, s.good);
+  EXPECT_EQ(t.missed(), 2u);  // R2 (TTFT 0.75) and the rejected R4
+}
+
 TEST_F(Goodput, LimitsAreInclusive) {
   const outcome_summary s = with("ttft=0.5");  // R1, and R3 at exactly 0.5
   EXPECT_EQ(s.good, 2u);

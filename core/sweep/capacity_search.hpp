@@ -22,6 +22,9 @@ struct capacity_probe {
   double rate_factor = 1;
   bool pass = false;
   double attainment = NAN;  // NaN when the run stopped as soon as it could not pass
+  // Share of the load's requests completed when the run ended: 1 for a whole run, less when it
+  // stopped as soon as it could not pass.
+  double completed_share = 1;
 };
 
 struct capacity_result {

@@ -88,25 +88,28 @@ capacity_probe probe_capacity(const run_description& run, std::uint64_t requests
   run_description scaled = run;
   scaled.arrival_time_scale = run.arrival_time_scale / rate_factor;
   std::atomic<bool> hopeless{false};
+  capacity_probe probe;
+  probe.rate_factor = rate_factor;
   run_hooks hooks;
   hooks.cancel = &hopeless;
-  // Every 1024 steps: could the run still reach the target if every request not yet done met
-  // its SLOs? Once not, it cannot pass, and the rest of the run is not needed to know.
+  // Every step: could the run still reach the target if every request not yet done met its
+  // SLOs? Once not, it cannot pass, and the rest of the run is not needed to know.
   hooks.on_step = [&](const engine& e) {
     if (cancel && cancel->load(std::memory_order_relaxed)) hopeless = true;
-    if (e.steps_done() % 1024 != 0 || requests == 0) return;
-    const std::uint64_t missed = e.outcomes().counts().missed();
+    if (requests == 0) return;
+    const auto counts = e.outcomes().counts();
+    const std::uint64_t missed = counts.missed();
     if (missed <= requests && static_cast<double>(requests - missed) / static_cast<double>(requests) < target) {
+      probe.completed_share = static_cast<double>(counts.finished + counts.rejected) / static_cast<double>(requests);
       hopeless = true;
     }
   };
-  capacity_probe probe;
-  probe.rate_factor = rate_factor;
   run_result result;
   try {
     result = run_to_end(scaled, hooks);
   } catch (const overload_error&) {
-    return probe;  // its queue passed max_waiting_requests: far past capacity, a failed trial
+    probe.completed_share = NAN;  // not known here; far past capacity, a failed trial
+    return probe;  // its queue passed max_waiting_requests
   }
   if (result.cancelled) return probe;
   probe.attainment = result.summary.service.slo_attainment;

@@ -44,6 +44,28 @@ std::string format(const char* fmt, double a, double b, std::size_t runs) {
   return buf;
 }
 
+// ", N stopped early at M % of their requests" when any probe stopped as soon as it could not
+// pass (an overloaded one counts, its share unknown); "" otherwise.
+std::string stopped_early(const std::vector<capacity_probe>& probes) {
+  std::size_t stopped = 0, known = 0;
+  double share_sum = 0;
+  for (const auto& p : probes) {
+    if (std::isnan(p.completed_share)) {
+      ++stopped;  // overloaded: its queue overflowed
+    } else if (p.completed_share < 1) {
+      ++stopped;
+      ++known;
+      share_sum += p.completed_share;
+    }
+  }
+  if (stopped == 0) return "";
+  if (known == 0) return ", " + std::to_string(stopped) + " stopped early";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, ", %zu stopped early (at %.0f %% of their requests on average)", stopped,
+                100 * share_sum / static_cast<double>(known));
+  return buf;
+}
+
 }  // namespace
 
 expected<void, std::string> check_tune_problem(const tune_problem& problem) {
@@ -120,7 +142,8 @@ tune_evaluator make_tune_evaluator(const run_description& base, const tune_probl
         scores[i].figures.clear();
       }
       scores[i].detail = format("bracket %.4g..%.4g requests/s, %zu runs", found.low * options.load_rate,
-                                found.high * options.load_rate, found.probes.size());
+                                found.high * options.load_rate, found.probes.size()) +
+                         stopped_early(found.probes);
     });
     return scores;
   };

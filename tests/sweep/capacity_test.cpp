@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "engine_test_support.hpp"
+#include "run/run_service.hpp"
 #include "sweep/capacity_search.hpp"
 #include "sweep/sweep_run.hpp"
 #include "temp_dir.hpp"
@@ -73,6 +74,41 @@ TEST(CapacitySearch, FindsTheCapacityOfAConstantRateLoad) {
   EXPECT_LE(r.high / r.low - 1, options.tolerance);
   EXPECT_LE(capacity, truth * 1.02);
   EXPECT_GE(r.high * facts.rate(), truth * 0.98);
+}
+
+// A probe that stops as soon as its run cannot pass answers as the whole run does, on two real
+// traces at rates from well under to far over their capacity; and it does stop early.
+TEST(CapacityProbe, StoppingEarlyGivesTheWholeRunsAnswer) {
+  const std::string data = KVSCOPE_TEST_DATA_DIR;
+  struct load_case {
+    std::string file;
+    const char* slo;
+  };
+  std::size_t stopped = 0;
+  for (const load_case& c : {load_case{data + "/azure_conv_500.csv", "ttft=1,tpot=0.05"},
+                             load_case{data + "/mooncake_200.jsonl", "ttft=2,tpot=0.1"}}) {
+    run_description run;
+    run.load_spec = c.file;
+    run.options.model = "llama3-8b";
+    run.options.gpu = "h100";
+    run.options.budget_bytes = 4ull << 30;
+    run.options.slo = c.slo;
+    ASSERT_TRUE(resolve_run_setup(run));
+    const auto facts = read_load_facts(run);
+    for (double f : {0.25, 0.75, 1.0, 1.5, 3.0}) {
+      const capacity_probe probe = probe_capacity(run, facts.requests, f, 0.99, nullptr, nullptr);
+      run_description whole = run;
+      whole.arrival_time_scale = run.arrival_time_scale / f;
+      const double attained = run_to_end(whole, run_hooks{}).summary.service.slo_attainment;
+      EXPECT_EQ(probe.pass, attained >= 0.99) << c.file << " at " << f << "x: " << attained;
+      if (probe.completed_share < 1) {
+        ++stopped;
+        EXPECT_FALSE(probe.pass);
+        EXPECT_TRUE(std::isnan(probe.attainment));
+      }
+    }
+  }
+  EXPECT_GT(stopped, 0u);
 }
 
 }  // namespace

@@ -91,8 +91,8 @@ constexpr bool valid_q4o_tile(const q4o_tile& t) noexcept {
 }
 
 namespace q4o_detail {
-// Shared by both implementations (integer work, so one definition keeps them in step).
-// Picks the k channels of largest magnitude: `magnitude[c]` is the largest |x| of channel c as
+// The reference pick (the scalar kernels use it; the AVX2 ones pick the same channels with
+// vector maxima). Picks the k channels of largest magnitude: `magnitude[c]` is the largest |x| of channel c as
 // fp16 bits without sign. Writes k indices, ascending, to `channels`.
 void pick_channels(const std::uint16_t* magnitude, std::size_t head_dim, std::size_t k,
                    std::uint8_t* channels) noexcept;

@@ -21,6 +21,9 @@ namespace kvscope {
 namespace {
 
 constexpr std::size_t scratch_halves = 4096;  // rows copied at a time: 8 KiB, stays in L1
+// Rows requested ahead of the channel-maxima pass, 2 KiB at head_dim 128 (as the q4 quantizer's
+// distance, kernels_avx2.cpp): the q4 kernels then run on the in-cache copy, not the stream.
+constexpr std::size_t prefetch_rows = 8;
 
 // Largest |x| of each channel over the rows, as fp16 bits without sign, 16 channels a vector.
 // Row by row, so the tile streams in order (column-wise the loads missed the cache in turn).
@@ -32,6 +35,14 @@ KVSCOPE_AVX2 void channel_magnitudes(const q4o_tile& t, const fp16_bits* src, st
   for (std::size_t i = 0; i < vectors; ++i) m[i] = _mm256_setzero_si256();
   for (std::size_t r = 0; r < t.rows; ++r) {
     const auto* row = reinterpret_cast<const __m256i*>(src + r * stride);
+    // The first touch of the tile: ask for the row `prefetch_rows` ahead, past the tile only when
+    // tiles lie back to back (the next one is then read next).
+    if (r + prefetch_rows < t.rows || stride == t.head_dim) {
+      const auto* ahead = reinterpret_cast<const char*>(src + (r + prefetch_rows) * stride);
+      for (std::size_t line = 0; line < t.head_dim * sizeof(fp16_bits); line += 64) {
+        _mm_prefetch(ahead + line, _MM_HINT_T0);
+      }
+    }
     for (std::size_t i = 0; i < vectors; ++i) {
       m[i] = _mm256_max_epu16(m[i], _mm256_and_si256(_mm256_loadu_si256(row + i), mask));
     }
@@ -39,6 +50,33 @@ KVSCOPE_AVX2 void channel_magnitudes(const q4o_tile& t, const fp16_bits* src, st
   for (std::size_t i = 0; i < vectors; ++i) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(magnitude + 16 * i), m[i]);
   }
+}
+
+// q4o_detail::pick_channels without its unpredictable insertions: k rounds of a vector max over
+// the keys (magnitude above the inverted index, all distinct), each round zeroing its winner.
+// The same channels, as the keys define them (the tests compare the side records).
+KVSCOPE_AVX2 void pick_channels(const std::uint16_t* magnitude, std::size_t head_dim, std::size_t k,
+                                std::uint8_t* channels) {
+  alignas(32) std::uint32_t keys[q4o_max_head_dim];
+  const __m256i step = _mm256_set1_epi32(8);
+  __m256i inverted = _mm256_setr_epi32(255, 254, 253, 252, 251, 250, 249, 248);
+  for (std::size_t c = 0; c < head_dim; c += 8, inverted = _mm256_sub_epi32(inverted, step)) {
+    const __m256i m = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(magnitude + c)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(keys + c), _mm256_or_si256(_mm256_slli_epi32(m, 8), inverted));
+  }
+  for (std::size_t j = 0; j < k; ++j) {
+    __m256i best = _mm256_load_si256(reinterpret_cast<const __m256i*>(keys));
+    for (std::size_t c = 8; c < head_dim; c += 8) {
+      best = _mm256_max_epu32(best, _mm256_load_si256(reinterpret_cast<const __m256i*>(keys + c)));
+    }
+    __m128i b = _mm_max_epu32(_mm256_castsi256_si128(best), _mm256_extracti128_si256(best, 1));
+    b = _mm_max_epu32(b, _mm_shuffle_epi32(b, 0x4E));
+    b = _mm_max_epu32(b, _mm_shuffle_epi32(b, 0xB1));
+    const auto channel = static_cast<std::uint8_t>(255u - (static_cast<std::uint32_t>(_mm_cvtsi128_si32(b)) & 0xFFu));
+    channels[j] = channel;
+    keys[channel] = 0;  // below every remaining key: each has a nonzero index or magnitude part
+  }
+  std::sort(channels, channels + k);
 }
 
 // Codes of one outlier channel for `rows` rows: q = rne(x * inv) saturated to [-127, 127], which
@@ -51,9 +89,13 @@ KVSCOPE_AVX2 void channel_codes(const fp16_bits* column, std::size_t rows, float
     const __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(x, scale));
     const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
     const __m128i bytes = _mm_max_epi8(_mm_packs_epi16(words, words), _mm_set1_epi8(-127));
-    std::int8_t out[16];
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
-    std::memcpy(codes + r, out, std::min<std::size_t>(8, rows - r));
+    if (r + 8 <= rows) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + r), bytes);
+    } else {
+      std::int8_t out[16];
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+      std::memcpy(codes + r, out, rows - r);
+    }
   }
 }
 
@@ -66,7 +108,7 @@ KVSCOPE_AVX2 void quantize_q4o(const q4o_tile& t, const fp16_bits* src, std::siz
   channel_magnitudes(t, src, src_stride, magnitude.data());
   std::uint8_t* channels = side + k * sizeof(fp16_bits);
   auto* codes = reinterpret_cast<std::int8_t*>(channels + k);
-  q4o_detail::pick_channels(magnitude.data(), d, k, channels);
+  pick_channels(magnitude.data(), d, k, channels);
   std::array<std::uint8_t, q4o_max_channels> stand_in;
   q4o_detail::stand_ins(channels, k, stand_in.data());
   std::array<float, q4o_max_channels> inv{};

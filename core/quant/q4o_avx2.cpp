@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstdint>
 #include <cstring>
 
 #include "quant/kernels.hpp"
@@ -38,9 +39,11 @@ KVSCOPE_AVX2 void channel_magnitudes(const q4o_tile& t, const fp16_bits* src, st
     // The first touch of the tile: ask for the row `prefetch_rows` ahead, past the tile only when
     // tiles lie back to back (the next one is then read next).
     if (r + prefetch_rows < t.rows || stride == t.head_dim) {
-      const auto* ahead = reinterpret_cast<const char*>(src + (r + prefetch_rows) * stride);
+      // An integer address: past the tile, pointer arithmetic would be undefined.
+      const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(src + r * stride) +
+                                   prefetch_rows * stride * sizeof(fp16_bits);
       for (std::size_t line = 0; line < t.head_dim * sizeof(fp16_bits); line += 64) {
-        _mm_prefetch(ahead + line, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
       }
     }
     for (std::size_t i = 0; i < vectors; ++i) {

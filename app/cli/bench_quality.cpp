@@ -82,6 +82,10 @@ int run_bench_quality(const bench_quality_options& o) {
       std::printf("%-5s  %.6e  %.6e\n", std::string(tag(p)).c_str(), measured[ordinal(p)],
                   attention_error_factors[ordinal(p)]);
     }
+    if (o.q4_format == "q4o") {
+      std::printf("q4o    %.6e  %s  (%u key channels at int8 per 16 tokens and head)\n",
+                  q4o_attention_error_of(*sample, o.q4o_channels), "-           ", o.q4o_channels);
+    }
     return stdout_exit_status();
   }
   const auto shape = find_model_shape(o.model);

@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <regex>
+#include <string>
+#include <vector>
 
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 namespace kvscope {
 namespace {
@@ -19,6 +23,30 @@ TEST(BenchQualityCli, Q4oRowBesideTheLevels) {
                           "q4o +5.1484 +[0-9.e+-]+ +- +\\(2 key channels"}) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(std::string("\n") + row))) << row << "\n" << r.out;
   }
+}
+
+// With --kv-sample the q4o line follows the four levels, measured on the file's keys.
+TEST(BenchQualityCli, Q4oOnAKvSample) {
+  test::temp_dir dir;
+  const std::string header =
+      R"({"k":{"dtype":"F32","shape":[64,1,32],"data_offsets":[0,8192]},)"
+      R"("v":{"dtype":"F32","shape":[64,1,32],"data_offsets":[8192,16384]}})";
+  std::vector<float> data(2 * 64 * 32);
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    data[i] = static_cast<float>((i * 7919) % 101) / 50.0f - 1.0f;
+    if (i < data.size() / 2 && i % 32 == 5) data[i] *= 10.0f;
+  }
+  std::string bytes(8, '\0');
+  const std::uint64_t n = header.size();
+  std::memcpy(bytes.data(), &n, 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
+  test::write_text(dir.file("kv.safetensors"), bytes);
+  const auto r = run_process({cli_path(), "bench", "quality", "--kv-sample", dir.file("kv.safetensors"),
+                              "--q4-format", "q4o"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nq4 +[0-9.e+-]+ +[0-9.e+-]+\nq4o +[0-9.e+-]+ +- +\\(4 key")))
+      << r.out;
 }
 
 TEST(BenchQualityCli, BadQ4FormatExitsTwo) {

@@ -128,10 +128,13 @@ KVSCOPE_AVX2 void quantize_q4o(const q4o_tile& t, const fp16_bits* src, std::siz
   for (std::size_t r0 = 0; r0 < t.rows; r0 += chunk) {
     const std::size_t n = std::min(chunk, t.rows - r0);
     const fp16_bits* x = src + r0 * src_stride;
+    // Back-to-back rows in one copy: row by row, the copies became 16 library calls a tile.
+    if (src_stride == d) {
+      std::memcpy(rows, x, n * d * sizeof(fp16_bits));
+    } else {
+      for (std::size_t r = 0; r < n; ++r) std::memcpy(rows + r * d, x + r * src_stride, d * sizeof(fp16_bits));
+    }
     for (std::size_t r = 0; r < n; ++r) {
-      const auto* from = reinterpret_cast<const __m256i*>(x + r * src_stride);
-      auto* to = reinterpret_cast<__m256i*>(rows + r * d);
-      for (std::size_t i = 0; i < d / 16; ++i) _mm256_store_si256(to + i, _mm256_loadu_si256(from + i));
       for (std::size_t j = 0; j < k; ++j) rows[r * d + channels[j]] = x[r * src_stride + stand_in[j]];
     }
     if (out_stride == d) {

@@ -92,8 +92,8 @@ constexpr bool valid_q4o_tile(const q4o_tile& t) noexcept {
 
 namespace q4o_detail {
 // The reference pick (the scalar kernels use it; the AVX2 ones pick the same channels with
-// vector maxima). Picks the k channels of largest magnitude: `magnitude[c]` is the largest |x| of channel c as
-// fp16 bits without sign. Writes k indices, ascending, to `channels`.
+// vector maxima). Picks the k channels of largest magnitude: `magnitude[c]` is the largest |x|
+// of channel c as fp16 bits without sign. Writes k indices, ascending, to `channels`.
 void pick_channels(const std::uint16_t* magnitude, std::size_t head_dim, std::size_t k,
                    std::uint8_t* channels) noexcept;
 // stand_in[j]: the first channel of outlier channels[j]'s group of 32 that is not an outlier.

@@ -65,7 +65,8 @@ KVSCOPE_AVX2 void pick_channels(const std::uint16_t* magnitude, std::size_t head
   __m256i inverted = _mm256_setr_epi32(255, 254, 253, 252, 251, 250, 249, 248);
   for (std::size_t c = 0; c < head_dim; c += 8, inverted = _mm256_sub_epi32(inverted, step)) {
     const __m256i m = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(magnitude + c)));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(keys + c), _mm256_or_si256(_mm256_slli_epi32(m, 8), inverted));
+    const __m256i key = _mm256_or_si256(_mm256_slli_epi32(m, 8), inverted);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(keys + c), key);
   }
   for (std::size_t j = 0; j < k; ++j) {
     __m256i best = _mm256_load_si256(reinterpret_cast<const __m256i*>(keys));
@@ -75,7 +76,8 @@ KVSCOPE_AVX2 void pick_channels(const std::uint16_t* magnitude, std::size_t head
     __m128i b = _mm_max_epu32(_mm256_castsi256_si128(best), _mm256_extracti128_si256(best, 1));
     b = _mm_max_epu32(b, _mm_shuffle_epi32(b, 0x4E));
     b = _mm_max_epu32(b, _mm_shuffle_epi32(b, 0xB1));
-    const auto channel = static_cast<std::uint8_t>(255u - (static_cast<std::uint32_t>(_mm_cvtsi128_si32(b)) & 0xFFu));
+    const auto low = static_cast<std::uint32_t>(_mm_cvtsi128_si32(b)) & 0xFFu;
+    const auto channel = static_cast<std::uint8_t>(255u - low);
     channels[j] = channel;
     keys[channel] = 0;  // below every remaining key: each has a nonzero index or magnitude part
   }
@@ -132,7 +134,9 @@ KVSCOPE_AVX2 void quantize_q4o(const q4o_tile& t, const fp16_bits* src, std::siz
     if (src_stride == d) {
       std::memcpy(rows, x, n * d * sizeof(fp16_bits));
     } else {
-      for (std::size_t r = 0; r < n; ++r) std::memcpy(rows + r * d, x + r * src_stride, d * sizeof(fp16_bits));
+      for (std::size_t r = 0; r < n; ++r) {
+        std::memcpy(rows + r * d, x + r * src_stride, d * sizeof(fp16_bits));
+      }
     }
     for (std::size_t r = 0; r < n; ++r) {
       for (std::size_t j = 0; j < k; ++j) rows[r * d + channels[j]] = x[r * src_stride + stand_in[j]];

@@ -29,7 +29,8 @@ std::vector<fp16_bits> make_tile(const q4o_tile& t, std::size_t stride, int kind
   for (std::size_t r = 0; r < t.rows; ++r) {
     for (std::size_t c = 0; c < t.head_dim; ++c) {
       float v = normal(rng);
-      if (kind == 0 && std::find(hot.begin(), hot.end(), c) != hot.end()) v *= 10.0f + 50.0f * static_cast<float>(c % 6);
+      const bool is_hot = std::find(hot.begin(), hot.end(), c) != hot.end();
+      if (kind == 0 && is_hot) v *= 10.0f + 50.0f * static_cast<float>(c % 6);
       if (kind == 1) v = (c + r) % 3 == 0 ? -0.0f : 0.0f;
       if (kind == 2) v = 1.25f;
       if (kind == 3) v = std::ldexp(static_cast<float>(static_cast<int>(c % 40) - 20), -24);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bench_commands.hpp"
 #include "cli_support.hpp"
@@ -13,6 +14,7 @@
 #include "memory/error_factors.hpp"
 #include "memory/kv_sample.hpp"
 #include "memory/model_shape.hpp"
+#include "memory/quality.hpp"
 
 namespace kvscope::cli {
 namespace {
@@ -23,7 +25,46 @@ struct bench_quality_options {
   std::uint32_t sequences = 16;
   std::uint64_t seed = 0;
   std::string kv_sample;  // a safetensors file of real K/V instead of synthetic data
+  std::string q4_format = "q4";  // q4o: every level and both q4 formats, on the kernels
+  std::uint32_t q4o_channels = q4o_default_channels;
 };
+
+// The table of --q4-format q4o: the sequences measure_attention_error_factors measures (blocks
+// of 16, streams 1000 + i), each block stored and read back on the kernels; for the four levels
+// the figures equal the paged cache's (memory/quality.hpp).
+int run_format_table(const bench_quality_options& o, const model_shape& shape) {
+  constexpr std::uint32_t block_size = 16;
+  if (!valid_q4o_tile({block_size, shape.head_dim, o.q4o_channels})) {
+    print_error("--q4-format q4o: head_dim must be a multiple of 32 up to 256");
+    return exit_bad_input;
+  }
+  std::vector<stored_format> formats;
+  for (precision p : all_precisions) formats.push_back({p});
+  formats.push_back({precision::q4, q4_format::q4o, o.q4o_channels});
+  std::printf("relative L2 error of decode attention, every block at one level (model %s, %u-token "
+              "contexts, %u sequences, seed %llu), blocks stored and read on the kernels\n",
+              o.model.c_str(), o.context, o.sequences, static_cast<unsigned long long>(o.seed));
+  std::printf("format  bits/value  measured      shipped (memory/error_factors.hpp)\n");
+  const synthetic_kv data{.seed = o.seed};
+  for (const stored_format& f : formats) {
+    error_sum pooled;
+    for (std::uint32_t i = 0; i < o.sequences; ++i) {
+      pooled += measure_format_attention_error(data, shape, f, o.context, block_size, 1000 + i);
+    }
+    const bool q4o = f.format == q4_format::q4o;
+    std::printf("%-6s  %10.4f  %.6e", q4o ? "q4o" : std::string(tag(f.level)).c_str(),
+                bits_per_value(f, shape, block_size), pooled.relative());
+    if (q4o && f.q4o_channels == q4o_default_channels) {
+      std::printf("  %.6e  (%u key channels at int8 per block, layer and kv head)\n",
+                  q4o_attention_error_factor, f.q4o_channels);
+    } else if (q4o) {
+      std::printf("  -             (%u key channels at int8 per block, layer and kv head)\n", f.q4o_channels);
+    } else {
+      std::printf("  %.6e\n", attention_error_factors[ordinal(f.level)]);
+    }
+  }
+  return stdout_exit_status();
+}
 
 int run_bench_quality(const bench_quality_options& o) {
   if (!o.kv_sample.empty()) {
@@ -41,6 +82,10 @@ int run_bench_quality(const bench_quality_options& o) {
       std::printf("%-5s  %.6e  %.6e\n", std::string(tag(p)).c_str(), measured[ordinal(p)],
                   attention_error_factors[ordinal(p)]);
     }
+    if (o.q4_format == "q4o") {
+      std::printf("q4o    %.6e  %s  (%u key channels at int8 per 16 tokens and head)\n",
+                  q4o_attention_error_of(*sample, o.q4o_channels), "-           ", o.q4o_channels);
+    }
     return stdout_exit_status();
   }
   const auto shape = find_model_shape(o.model);
@@ -48,6 +93,7 @@ int run_bench_quality(const bench_quality_options& o) {
     print_error("--model: unknown model '" + o.model + "'");
     return exit_bad_input;
   }
+  if (o.q4_format == "q4o") return run_format_table(o, *shape);
   const auto measured = measure_attention_error_factors(*shape, o.context, o.sequences, o.seed);
   const auto& shipped = attention_error_factors;
   std::printf("relative L2 error of decode attention, every block at one level (model %s, %u-token "
@@ -77,6 +123,14 @@ void add_bench_quality_command(CLI::App& bench, int& exit_code) {
                   "Measure on real K/V tensors from a safetensors file (k, v and optionally q; "
                   "[tokens, heads, head_dim], or layers first)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--q4-format", o->q4_format,
+                  "q4o: measure every level and both q4 formats (q4, and q4o with outlier key "
+                  "channels at int8) with their bits per value, on the kernels")
+      ->check(CLI::IsMember({"q4", "q4o"}))
+      ->default_val(o->q4_format);
+  cmd->add_option("--q4o-channels", o->q4o_channels, "Key channels q4o keeps at int8 per block, layer and head")
+      ->check(CLI::Range(0u, q4o_max_channels))
+      ->default_val(o->q4o_channels);
   cmd->callback([o, &exit_code] { exit_code = run_bench_quality(*o); });
 }
 

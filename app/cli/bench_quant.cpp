@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "memory/synthetic_kv.hpp"
 #include "quant/kernels.hpp"
+#include "quant/q4o.hpp"
 #include "quant/tier_layout.hpp"
 #include "util/parallel.hpp"
 
@@ -25,11 +26,13 @@ struct quant_options {
   std::size_t mib = 256;
   int repeats = 3;
   std::string kernels = "best";
+  std::string q4_format = "q4";  // q4o adds a row for the outlier-aware format
+  std::uint32_t q4o_channels = q4o_default_channels;
   bool json = false;
 };
 
 struct kernel_result {
-  precision tier;
+  std::string tier;
   double quantize_ns = 0;
   double dequantize_ns = 0;
   double rel_rmse = 0;
@@ -49,6 +52,75 @@ void fill_kv(std::vector<fp16_bits>& out) {
       best_kernels().f32_to_fp16(values.data(), out.data() + i * per_vector, per_vector);
     }
   });
+}
+
+// Key tiles as q4o stores them: for each block of 16 positions, one tile of 16 rows x 128 per
+// kv head, the tiles of a block in head order; the same synthetic keys as fill_kv.
+constexpr q4o_tile bench_tile{16, 128, q4o_default_channels};
+
+void fill_key_tiles(std::vector<fp16_bits>& out) {
+  const model_shape shape{1, 8, 128};
+  const std::size_t tile = bench_tile.rows * bench_tile.head_dim;
+  const std::size_t block = shape.kv_heads * tile;
+  const synthetic_kv data{.seed = 7};
+  parallel_chunks(std::size_t{0}, out.size() / block, std::size_t{1}, [&](std::size_t begin, std::size_t end) {
+    std::vector<float> values(shape.head_values());
+    std::vector<fp16_bits> halves(values.size());
+    for (std::size_t b = begin; b != end; ++b) {
+      for (std::size_t r = 0; r < bench_tile.rows; ++r) {
+        data.fill(kv_part::key, shape, 0, static_cast<std::uint32_t>(b * bench_tile.rows + r), 0, values);
+        best_kernels().f32_to_fp16(values.data(), halves.data(), values.size());
+        for (std::size_t h = 0; h < shape.kv_heads; ++h) {
+          std::memcpy(out.data() + b * block + h * tile + r * bench_tile.head_dim,
+                      halves.data() + h * bench_tile.head_dim, bench_tile.head_dim * sizeof(fp16_bits));
+        }
+      }
+    }
+  });
+}
+
+// q4o on key tiles (values stay q4): the format's costly half. Same timing rules as the others.
+kernel_result time_q4o(const q4o_kernel_set& kernels, std::uint32_t channels, std::size_t elements,
+                       int repeats) {
+  const q4o_tile t{bench_tile.rows, bench_tile.head_dim, channels};
+  const std::size_t tile = t.rows * t.head_dim;
+  const std::size_t tiles = elements / (tile * 8) * 8;
+  const std::size_t side_bytes = q4o_side_bytes(t.rows, t.channels);
+  std::vector<fp16_bits> source(tiles * tile);
+  fill_key_tiles(source);
+  std::vector<std::uint8_t> payload(tiles * tile / 2, 0), side(tiles * side_bytes, 0);
+  std::vector<fp16_bits> scales(tiles * tile / 16, 0);
+  std::vector<float> scratch(2 * tile);
+  const auto per_elem = [&](double ns) { return ns / static_cast<double>(tiles * tile); };
+  kernel_result r{"q4o"};
+  r.quantize_ns = per_elem(best_of_ns(repeats, [&] {
+    for (std::size_t i = 0; i < tiles; ++i) {
+      kernels.quantize(t, source.data() + i * tile, t.head_dim, payload.data() + i * tile / 2,
+                       scales.data() + i * tile / 16, t.head_dim, side.data() + i * side_bytes);
+    }
+  }));
+  const auto load = [&](std::size_t i) {
+    float* dst = scratch.data() + (i % 2) * tile;
+    kernels.dequantize(t, payload.data() + i * tile / 2, scales.data() + i * tile / 16, t.head_dim,
+                       side.data() + i * side_bytes, dst, t.head_dim);
+    return dst;
+  };
+  volatile float sink = 0;
+  r.dequantize_ns = per_elem(best_of_ns(repeats, [&] {
+    for (std::size_t i = 0; i < tiles; ++i) load(i);
+    sink = sink + scratch[0];
+  }));
+  double err = 0, ref = 0;  // untimed: error of the round trip vs the fp16 source
+  for (std::size_t i = 0; i < tiles; ++i) {
+    const float* back = load(i);
+    for (std::size_t v = 0; v < tile; ++v) {
+      const double x = fp16_to_f32(source[i * tile + v]);
+      err += (back[v] - x) * (back[v] - x);
+      ref += x * x;
+    }
+  }
+  r.rel_rmse = std::sqrt(err / ref);
+  return r;
 }
 
 const kernel_set* pick_kernels(const std::string& name) {
@@ -81,7 +153,7 @@ int run_quant(const quant_options& opt) {
   std::vector<float> scratch(chunk * group_size);
   std::vector<kernel_result> results;
   for (precision p : {precision::q8, precision::fp8, precision::q4}) {
-    kernel_result r{p};
+    kernel_result r{std::string(tag(p))};
     const auto quantize = kernels->quantize[ordinal(p)];
     const auto dequantize = kernels->dequantize[ordinal(p)];
     const std::size_t pg = payload_bytes_per_group(p);
@@ -110,13 +182,18 @@ int run_quant(const quant_options& opt) {
     r.rel_rmse = std::sqrt(err / ref);
     results.push_back(r);
   }
+  if (opt.q4_format == "q4o") {
+    const bool scalar = kernels == &scalar_kernels();
+    results.push_back(time_q4o(scalar ? scalar_q4o_kernels() : best_q4o_kernels(), opt.q4o_channels,
+                               elements, opt.repeats));
+  }
 
   if (opt.json) {
     nlohmann::ordered_json out;
     out["memcpy_ns_per_elem"] = memcpy_ns;
     out["kernels"] = nlohmann::ordered_json::array();
     for (const auto& r : results) {
-      out["kernels"].push_back({{"precision", std::string(tag(r.tier))},
+      out["kernels"].push_back({{"precision", r.tier},
                                 {"quantize_ns_per_elem", r.quantize_ns},
                                 {"dequantize_ns_per_elem", r.dequantize_ns},
                                 {"quantize_vs_memcpy", memcpy_ns / r.quantize_ns},
@@ -131,7 +208,7 @@ int run_quant(const quant_options& opt) {
     std::printf("%-5s %12s %8s %12s %8s %10s\n", "tier", "quant ns/el", "vs cpy", "dequant ns/el",
                 "vs cpy", "rel_rmse");
     for (const auto& r : results) {
-      std::printf("%-5s %12.4f %8.2f %12.4f %8.2f %10.5f\n", std::string(tag(r.tier)).c_str(),
+      std::printf("%-5s %12.4f %8.2f %12.4f %8.2f %10.5f\n", r.tier.c_str(),
                   r.quantize_ns, memcpy_ns / r.quantize_ns, r.dequantize_ns,
                   memcpy_ns / r.dequantize_ns, r.rel_rmse);
     }
@@ -153,6 +230,12 @@ void add_bench_quant_command(CLI::App& bench, int& exit_code) {
       ->check(CLI::Range(1, 100));
   cmd->add_option("--kernels", opt->kernels, "Kernel set: best, avx2 or scalar")
       ->check(CLI::IsMember({"best", "avx2", "scalar"}));
+  cmd->add_option("--q4-format", opt->q4_format,
+                  "q4o adds a row for the outlier-aware q4 format, timed on key tiles of 16 x 128 "
+                  "(values stay q4)")
+      ->check(CLI::IsMember({"q4", "q4o"}));
+  cmd->add_option("--q4o-channels", opt->q4o_channels, "Key channels q4o keeps at int8 per tile")
+      ->check(CLI::Range(0u, q4o_max_channels));
   cmd->add_flag("--json", opt->json, "Print one JSON object");
   cmd->callback([opt, &exit_code] { exit_code = run_quant(*opt); });
 }

@@ -16,6 +16,12 @@ namespace kvscope {
 inline constexpr std::array<double, 4> attention_error_factors = {8.4251e-04, 3.9861e-02, 6.0021e-02,
                                                                    3.8375e-01};
 
+// q4o, the outlier-aware format of the q4 level (quant/q4o.hpp, 4 key channels at int8; 5.30
+// bits a value at this shape's head_dim 64), on the same calibration, measured on the kernels by
+// `kvscope-cli bench quality --q4-format q4o`. The cache does not store q4o yet, so no exposure
+// weighs by it yet.
+inline constexpr double q4o_attention_error_factor = 9.1676e-02;
+
 }  // namespace kvscope
 
 #include <cstdint>

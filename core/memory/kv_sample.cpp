@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "quant/kernels.hpp"
+#include "quant/q4o.hpp"
 #include "quant/tier_layout.hpp"
 #include "util/text_file.hpp"
 
@@ -153,41 +154,68 @@ expected<kv_sample, std::string> read_kv_sample(const std::filesystem::path& pat
   return parse_kv_sample(*bytes, path.string());
 }
 
-std::array<double, 4> attention_error_factors_of(const kv_sample& s) {
-  const std::size_t values = s.k.size();
-  const std::size_t groups = values / group_size;
+namespace {
+
+// Relative L2 error of attention on stored K/V (`k`, `v`, laid out as the sample's) vs the sample.
+double attention_error(const kv_sample& s, const std::vector<float>& k, const std::vector<float>& v) {
   const std::uint32_t stride = s.heads * s.head_dim;
-  std::array<double, 4> factors{};
-  std::vector<fp16_bits> half(values);
-  for (precision p : all_precisions) {
-    // Round to fp16 (what the cache stores), quantize to the level, and back.
-    std::array<std::vector<float>, 2> stored;
-    for (int which = 0; which < 2; ++which) {
-      const auto& src = which == 0 ? s.k : s.v;
-      for (std::size_t i = 0; i < values; ++i) half[i] = f32_to_fp16(src[i]);
-      std::vector<std::uint8_t> payload(groups * payload_bytes_per_group(p));
-      std::vector<fp16_bits> scales(groups * scale_halves_per_group(p) + 1);
-      stored[which].resize(values);
-      quantize(p, half.data(), groups, payload.data(), scales.data());
-      dequantize(p, payload.data(), scales.data(), groups, stored[which].data());
-    }
-    double error = 0, reference = 0;
-    std::vector<double> exact, measured;
-    for (std::uint32_t qi = 0; qi < s.queries; ++qi) {
-      for (std::uint32_t h = 0; h < s.heads; ++h) {
-        const float* q = s.q.data() + (std::size_t{qi} * s.heads + h) * s.head_dim;
-        const std::size_t at = std::size_t{h} * s.head_dim;
-        attend(q, s.k.data() + at, s.v.data() + at, s.tokens, stride, s.head_dim, exact);
-        attend(q, stored[0].data() + at, stored[1].data() + at, s.tokens, stride, s.head_dim, measured);
-        for (std::uint32_t d = 0; d < s.head_dim; ++d) {
-          error += (measured[d] - exact[d]) * (measured[d] - exact[d]);
-          reference += exact[d] * exact[d];
-        }
+  double error = 0, reference = 0;
+  std::vector<double> exact, measured;
+  for (std::uint32_t qi = 0; qi < s.queries; ++qi) {
+    for (std::uint32_t h = 0; h < s.heads; ++h) {
+      const float* q = s.q.data() + (std::size_t{qi} * s.heads + h) * s.head_dim;
+      const std::size_t at = std::size_t{h} * s.head_dim;
+      attend(q, s.k.data() + at, s.v.data() + at, s.tokens, stride, s.head_dim, exact);
+      attend(q, k.data() + at, v.data() + at, s.tokens, stride, s.head_dim, measured);
+      for (std::uint32_t d = 0; d < s.head_dim; ++d) {
+        error += (measured[d] - exact[d]) * (measured[d] - exact[d]);
+        reference += exact[d] * exact[d];
       }
     }
-    factors[ordinal(p)] = reference > 0 ? std::sqrt(error / reference) : NAN;
   }
+  return reference > 0 ? std::sqrt(error / reference) : NAN;
+}
+
+// Rounds to fp16 (what the cache stores), quantizes to the level, and back.
+std::vector<float> round_trip(const std::vector<float>& src, precision p) {
+  const std::size_t groups = src.size() / group_size;
+  std::vector<fp16_bits> half(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) half[i] = f32_to_fp16(src[i]);
+  std::vector<std::uint8_t> payload(groups * payload_bytes_per_group(p));
+  std::vector<fp16_bits> scales(groups * scale_halves_per_group(p) + 1);
+  std::vector<float> out(src.size());
+  quantize(p, half.data(), groups, payload.data(), scales.data());
+  dequantize(p, payload.data(), scales.data(), groups, out.data());
+  return out;
+}
+
+}  // namespace
+
+std::array<double, 4> attention_error_factors_of(const kv_sample& s) {
+  std::array<double, 4> factors{};
+  for (precision p : all_precisions) factors[ordinal(p)] = attention_error(s, round_trip(s.k, p), round_trip(s.v, p));
   return factors;
+}
+
+double q4o_attention_error_of(const kv_sample& s, std::uint32_t channels, std::uint32_t block_size) {
+  if (!valid_q4o_tile({block_size, s.head_dim, channels})) return NAN;
+  const std::size_t stride = std::size_t{s.heads} * s.head_dim;
+  std::vector<fp16_bits> half(s.k.size());
+  for (std::size_t i = 0; i < s.k.size(); ++i) half[i] = f32_to_fp16(s.k[i]);
+  std::vector<std::uint8_t> payload(half.size() / 2), side(q4o_side_bytes(block_size, channels));
+  std::vector<fp16_bits> scales(half.size() / 16);
+  std::vector<float> k(half.size());
+  const q4o_kernel_set& kernels = best_q4o_kernels();
+  for (std::size_t first = 0; first < s.tokens; first += block_size) {
+    const q4o_tile tile{std::min<std::size_t>(block_size, s.tokens - first), s.head_dim, channels};
+    for (std::size_t at = first * stride; at < first * stride + stride; at += s.head_dim) {
+      kernels.quantize(tile, half.data() + at, stride, payload.data() + at / 2, scales.data() + at / 16,
+                       stride, side.data());
+      kernels.dequantize(tile, payload.data() + at / 2, scales.data() + at / 16, stride, side.data(),
+                         k.data() + at, stride);
+    }
+  }
+  return attention_error(s, k, round_trip(s.v, precision::q4));
 }
 
 }  // namespace kvscope

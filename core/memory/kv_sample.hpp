@@ -32,4 +32,10 @@ expected<kv_sample, std::string> read_kv_sample(const std::filesystem::path& pat
 // at that level: softmax(q k^T / sqrt(d)) v on the dequantized values vs on the originals.
 std::array<double, 4> attention_error_factors_of(const kv_sample& sample);
 
+// The same with q4 stored as q4o (quant/q4o.hpp): keys in tiles of `block_size` tokens of one
+// head with `channels` outlier channels at int8, values at q4. NaN when the head_dim is beyond
+// q4o's limit (256) or channels beyond its 16.
+double q4o_attention_error_of(const kv_sample& sample, std::uint32_t channels,
+                              std::uint32_t block_size = 16);
+
 }  // namespace kvscope

@@ -1,11 +1,13 @@
 #include "memory/quality.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "quant/kernels.hpp"
+#include "quant/tier_layout.hpp"
 #include "util/parallel.hpp"
 
 namespace kvscope {
@@ -38,6 +40,54 @@ struct attention_head {
     max_score = new_max;
   }
   double result(std::size_t c) const { return output[c] / denominator; }
+};
+
+// Adds the error of every head's attention output (paged vs exact) to `sum`.
+void add_output_error(const std::vector<attention_head>& paged,
+                      const std::vector<attention_head>& exact, error_sum& sum) {
+  for (std::size_t h = 0; h < paged.size(); ++h) {
+    for (std::size_t c = 0; c < paged[h].output.size(); ++c) {
+      const double d = paged[h].result(c) - exact[h].result(c);
+      sum.squared_error += d * d;
+      sum.squared_reference += exact[h].result(c) * exact[h].result(c);
+      ++sum.values;
+    }
+  }
+}
+
+// Scratch for one block of one layer, K and V in the cache's token-major order (rows x hv).
+struct block_codec {
+  std::vector<fp16_bits> halves;
+  std::vector<std::uint8_t> payload;
+  std::vector<fp16_bits> scales;
+  std::vector<std::uint8_t> side;
+
+  block_codec(const model_shape& shape, std::uint32_t block_size, std::size_t channels)
+      : halves(block_size * shape.head_values()),
+        payload(halves.size() * 2),
+        scales(halves.size() / group_size * 2),
+        side(q4o_side_bytes(block_size, channels)) {}
+
+  // `rows` head vectors of one part to fp16, stored in `f` and read back into `out`. Keys in
+  // q4o go tile by tile (one per kv head, rows `hv` apart); everything else group by group.
+  void round_trip(const stored_format& f, const model_shape& shape, kv_part part,
+                  std::uint32_t rows, const float* original, float* out) {
+    const std::size_t hv = shape.head_values();
+    const std::size_t values = rows * hv;
+    best_kernels().f32_to_fp16(original, halves.data(), values);
+    if (f.level != precision::q4 || f.format != q4_format::q4o || part != kv_part::key) {
+      quantize(f.level, halves.data(), values / group_size, payload.data(), scales.data());
+      dequantize(f.level, payload.data(), scales.data(), values / group_size, out);
+      return;
+    }
+    const q4o_kernel_set& k = best_q4o_kernels();
+    const q4o_tile tile{rows, shape.head_dim, f.q4o_channels};
+    for (std::size_t at = 0; at < hv; at += shape.head_dim) {
+      k.quantize(tile, halves.data() + at, hv, payload.data() + at / 2, scales.data() + at / 16, hv,
+                 side.data());
+      k.dequantize(tile, payload.data() + at / 2, scales.data() + at / 16, hv, side.data(), out + at, hv);
+    }
+  }
 };
 
 }  // namespace
@@ -174,14 +224,58 @@ expected<error_sum, cache_error> measure_attention_error(const paged_cache& cach
         }
       }
       if (length <= first_pos) continue;
-      for (std::uint32_t h = 0; h < shape.kv_heads; ++h) {
-        for (std::uint32_t c = 0; c < shape.head_dim; ++c) {
-          const double d = paged[h].result(c) - exact[h].result(c);
-          per_layer[layer].squared_error += d * d;
-          per_layer[layer].squared_reference += exact[h].result(c) * exact[h].result(c);
-          ++per_layer[layer].values;
+      add_output_error(paged, exact, per_layer[layer]);
+    }
+  });
+  error_sum total;
+  for (const auto& e : per_layer) total += e;
+  return total;
+}
+
+double bits_per_value(const stored_format& f, const model_shape& shape,
+                      std::uint32_t block_size) noexcept {
+  if (f.level == precision::q4 && f.format == q4_format::q4o) {
+    return q4o_bits_per_value(block_size, shape.head_dim, f.q4o_channels);
+  }
+  return 8.0 * static_cast<double>(payload_bytes_per_group(f.level) + scale_bytes_per_group(f.level)) /
+         static_cast<double>(group_size);
+}
+
+error_sum measure_format_attention_error(const synthetic_kv& data, const model_shape& shape,
+                                         const stored_format& f, std::uint32_t tokens,
+                                         std::uint32_t block_size, std::uint64_t stream) {
+  assert(tokens > 0 && block_size > 0);
+  const std::size_t hv = shape.head_values();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(shape.head_dim));
+  std::vector<error_sum> per_layer(shape.layers);
+  parallel_chunks(std::uint32_t{0}, shape.layers, std::uint32_t{1}, [&](std::uint32_t begin, std::uint32_t end) {
+    const std::size_t block_values = std::size_t{block_size} * hv;
+    std::vector<float> ko(block_values), vo(block_values), k(block_values), v(block_values), q(hv);
+    block_codec codec(shape, block_size, f.q4o_channels);
+    for (std::uint32_t layer = begin; layer != end; ++layer) {
+      data.fill(kv_part::query, shape, stream, tokens, layer, q);
+      std::vector<attention_head> paged(shape.kv_heads), exact(shape.kv_heads);
+      for (auto* heads : {&paged, &exact}) {
+        for (auto& h : *heads) h.output.assign(shape.head_dim, 0.0);
+      }
+      for (std::uint32_t first = 0; first < tokens; first += block_size) {
+        const std::uint32_t rows = std::min(block_size, tokens - first);
+        for (std::uint32_t t = 0; t < rows; ++t) {
+          data.fill(kv_part::key, shape, stream, first + t, layer, std::span<float>(ko).subspan(t * hv, hv));
+          data.fill(kv_part::value, shape, stream, first + t, layer, std::span<float>(vo).subspan(t * hv, hv));
+        }
+        codec.round_trip(f, shape, kv_part::key, rows, ko.data(), k.data());
+        codec.round_trip(f, shape, kv_part::value, rows, vo.data(), v.data());
+        for (std::uint32_t t = 0; t < rows; ++t) {
+          for (std::uint32_t h = 0; h < shape.kv_heads; ++h) {
+            const std::size_t at = t * hv + std::size_t{h} * shape.head_dim;
+            const auto qh = std::span<const float>(q).subspan(std::size_t{h} * shape.head_dim, shape.head_dim);
+            paged[h].add(qh, &k[at], &v[at], scale);
+            exact[h].add(qh, &ko[at], &vo[at], scale);
+          }
         }
       }
+      add_output_error(paged, exact, per_layer[layer]);
     }
   });
   error_sum total;

@@ -9,6 +9,7 @@
 
 #include "memory/paged_cache.hpp"
 #include "memory/synthetic_kv.hpp"
+#include "quant/q4o.hpp"
 
 namespace kvscope {
 
@@ -52,5 +53,26 @@ std::array<error_sum, 4> measure_cache_error(const paged_cache& cache, const syn
 expected<error_sum, cache_error> measure_attention_error(const paged_cache& cache,
                                                          const synthetic_kv& data,
                                                          sequence_stream sequence);
+
+// How a sequence's blocks are stored: a level, and for q4 its format (quant/q4o.hpp).
+struct stored_format {
+  precision level = precision::q4;
+  q4_format format = q4_format::q4;
+  std::uint32_t q4o_channels = q4o_default_channels;
+};
+
+// Bits per stored value of a block of `block_size` tokens, scales, indices and outlier codes
+// included: 16, 8.5, 8.5, 5 for the plain levels; q4o_bits_per_value() for q4o.
+double bits_per_value(const stored_format& f, const model_shape& shape, std::uint32_t block_size) noexcept;
+
+// Decode attention error of one sequence of `tokens` synthetic tokens (stream `stream`) with
+// every block of `block_size` tokens stored in `f`, measured on the kernels without a paged
+// cache: each block is rounded to fp16, quantized and dequantized as the cache stores and reads
+// it, with q4o tiles per (layer, kv head) of its keys. For the plain levels the result equals
+// measure_attention_error over a paged cache holding the same blocks at that level.
+// Precondition: tokens > 0; for q4o, valid_q4o_tile({block_size, head_dim, q4o_channels}).
+error_sum measure_format_attention_error(const synthetic_kv& data, const model_shape& shape,
+                                         const stored_format& f, std::uint32_t tokens,
+                                         std::uint32_t block_size, std::uint64_t stream);
 
 }  // namespace kvscope

@@ -254,39 +254,52 @@ void quantize_fp16(const fp16_bits* src, std::size_t groups, std::uint8_t* paylo
   std::memcpy(payload, src, groups * n * sizeof(fp16_bits));
 }
 
+// Dequantizers read their payload dequantize_prefetch_bytes ahead (each group functor's prefetch,
+// `ahead` groups on), past the end of the call too: callers stream blocks in order, call after
+// call, and a prefetch never faults. On 128 MiB in chunks of 128 groups this took q8 from about
+// 0.19 to 0.10 ns a value and fp8 from 0.22 to 0.12 (prefetching only within a call: 0.16, 0.21).
+constexpr std::size_t dequantize_prefetch_bytes = 2048;
+
+// Requests the line `bytes` past `base`. The address is formed as an integer: it may lie past the
+// end of the caller's buffer, where pointer arithmetic would be undefined.
+KVSCOPE_AVX2_INLINE void prefetch_at(const void* base, std::size_t bytes) {
+  _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(base) + bytes), _MM_HINT_T0);
+}
+
 // Dequantizers produce each group as four vectors of 8 floats (group_vectors below) and leave
 // the stores to write_groups. A 32-byte store that straddles a cache line costs about twice an
 // aligned one, and a caller's buffer is often 16- but not 32-byte aligned (malloc's guarantee):
-// reading one slot into such a buffer took twice as long. So when dst is 16 mod 32, every store
-// is shifted by half a vector onto a 32-byte boundary: the high half of one vector with the low
-// half of the next, plus a 16-byte store at each end. The floats written are the same.
+// reading one slot into such a buffer took twice as long. So when dst is 16 mod 32, each vector
+// is stored as two aligned 16-byte halves, which never straddle a line. (Shifting vectors onto
+// 32-byte boundaries instead took a lane permute per store, on the shuffle port the unpacking
+// already keeps busy: q4 ran 1.5x slower into such a buffer.) The floats written are the same.
 template <class Groups>
 KVSCOPE_AVX2_INLINE void write_groups(const Groups& groups_of, std::size_t groups, float* dst) {
   __m256 v[4];
-  if ((reinterpret_cast<std::uintptr_t>(dst) & 31u) != 16u || groups == 0) {
+  if ((reinterpret_cast<std::uintptr_t>(dst) & 31u) != 16u) {
     for (std::size_t g = 0; g < groups; ++g, dst += n) {
+      groups_of.prefetch(g + Groups::ahead);
       groups_of(g, v);
       for (int i = 0; i < 4; ++i) _mm256_storeu_ps(dst + 8 * i, v[i]);
     }
     return;
   }
-  groups_of(0, v);
-  _mm_storeu_ps(dst, _mm256_castps256_ps128(v[0]));
-  for (std::size_t g = 0;;) {
-    for (int i = 0; i < 3; ++i) _mm256_store_ps(dst + 8 * i + 4, _mm256_permute2f128_ps(v[i], v[i + 1], 0x21));
-    const __m256 carry = v[3];
-    if (++g == groups) {
-      _mm_storeu_ps(dst + n - 4, _mm256_extractf128_ps(carry, 1));
-      return;
-    }
-    dst += n;
+  for (std::size_t g = 0; g < groups; ++g, dst += n) {
+    groups_of.prefetch(g + Groups::ahead);
     groups_of(g, v);
-    _mm256_store_ps(dst - 4, _mm256_permute2f128_ps(carry, v[0], 0x21));
+    for (int i = 0; i < 4; ++i) {
+      _mm_store_ps(dst + 8 * i, _mm256_castps256_ps128(v[i]));
+      _mm_store_ps(dst + 8 * i + 4, _mm256_extractf128_ps(v[i], 1));
+    }
   }
 }
 
 struct fp16_groups {
   const fp16_bits* src;
+  static constexpr std::size_t ahead = dequantize_prefetch_bytes / 64;
+  KVSCOPE_AVX2_INLINE void prefetch(std::size_t g) const {
+    prefetch_at(src, g * 64);
+  }
   KVSCOPE_AVX2_INLINE void operator()(std::size_t g, __m256* v) const {
     const fp16_bits* x = src + g * n;
     for (int i = 0; i < 4; ++i) v[i] = load8(x + 8 * i);
@@ -305,6 +318,10 @@ KVSCOPE_AVX2_INLINE float from_half(fp16_bits h) {
 struct q8_groups {
   const std::uint8_t* payload;
   const fp16_bits* scales;
+  static constexpr std::size_t ahead = dequantize_prefetch_bytes / n;
+  KVSCOPE_AVX2_INLINE void prefetch(std::size_t g) const {
+    prefetch_at(payload, g * n);
+  }
   KVSCOPE_AVX2_INLINE void operator()(std::size_t g, __m256* v) const {
     const __m256 d = _mm256_set1_ps(from_half(scales[g]));
     const std::uint8_t* q = payload + g * n;
@@ -321,22 +338,27 @@ KVSCOPE_AVX2 void dequantize_q8(const std::uint8_t* payload, const fp16_bits* sc
 }
 
 // e4m3 -> f32 through fp16: the code's bits moved into half position give e4m3 / 256 exactly
-// (subnormals included), which F16C widens; the scale absorbs the 256.
+// (subnormals included), which F16C widens; the scale absorbs the 256. A code c in the high byte
+// of a 16-bit lane (unpacked over zero) is s.eeee.mmm.00000000; an arithmetic shift right by one
+// gives s.s.eeee.mmm.0000000, and clearing bit 14 leaves the half s.0eeee.mmm0000000. Unpacking
+// within 128-bit lanes puts codes 0-7 and 16-23 in `low`, 8-15 and 24-31 in `high`.
 struct fp8_groups {
   const std::uint8_t* payload;
   const fp16_bits* scales;
+  static constexpr std::size_t ahead = dequantize_prefetch_bytes / n;
+  KVSCOPE_AVX2_INLINE void prefetch(std::size_t g) const {
+    prefetch_at(payload, g * n);
+  }
   KVSCOPE_AVX2_INLINE void operator()(std::size_t g, __m256* v) const {
-    const __m256i low7 = _mm256_set1_epi16(0x7F);
-    const __m256i sign = _mm256_set1_epi16(0x80);
+    const __m256i clear = _mm256_set1_epi16(static_cast<short>(0xBFFF));
     const __m256 d = _mm256_set1_ps(from_half(scales[g]) * 256.0f);
-    const std::uint8_t* q = payload + g * n;
-    for (int i = 0; i < 2; ++i) {
-      const __m256i c = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i)));
-      const __m256i h = _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(c, low7), 7),
-                                        _mm256_slli_epi16(_mm256_and_si256(c, sign), 8));
-      v[2 * i] = _mm256_mul_ps(_mm256_cvtph_ps(_mm256_castsi256_si128(h)), d);
-      v[2 * i + 1] = _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(h, 1)), d);
-    }
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(payload + g * n));
+    const __m256i low = _mm256_and_si256(_mm256_srai_epi16(_mm256_unpacklo_epi8(_mm256_setzero_si256(), c), 1), clear);
+    const __m256i high = _mm256_and_si256(_mm256_srai_epi16(_mm256_unpackhi_epi8(_mm256_setzero_si256(), c), 1), clear);
+    v[0] = _mm256_mul_ps(_mm256_cvtph_ps(_mm256_castsi256_si128(low)), d);
+    v[1] = _mm256_mul_ps(_mm256_cvtph_ps(_mm256_castsi256_si128(high)), d);
+    v[2] = _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(low, 1)), d);
+    v[3] = _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(high, 1)), d);
   }
 };
 
@@ -355,6 +377,10 @@ KVSCOPE_AVX2_INLINE __m256 affine8(__m128i eight, __m256 d, __m256 m) {
 struct q4_groups {
   const std::uint8_t* payload;
   const fp16_bits* scales;
+  static constexpr std::size_t ahead = dequantize_prefetch_bytes / (n / 2);
+  KVSCOPE_AVX2_INLINE void prefetch(std::size_t g) const {
+    prefetch_at(payload, g * (n / 2));
+  }
   KVSCOPE_AVX2_INLINE void operator()(std::size_t g, __m256* v) const {
     const __m128i mask = _mm_set1_epi8(0x0F);
     const __m256 d = _mm256_set1_ps(from_half(scales[2 * g]));

@@ -51,6 +51,16 @@ TEST(KvSample, ReadsSafetensorsAndMeasuresEachLevel) {
   EXPECT_LT(f[3], 1.0);
 }
 
+// q4o keeps the sample's outlier key channels apart; with no channels it stores what q4 stores.
+TEST(KvSample, Q4oOnRealKeys) {
+  const auto s = parse_kv_sample(sample_file(256, 2, 64), "kv.safetensors");
+  ASSERT_TRUE(s.has_value()) << s.error();
+  const double q4 = attention_error_factors_of(*s)[3];
+  EXPECT_EQ(q4o_attention_error_of(*s, 0), q4);
+  EXPECT_LT(q4o_attention_error_of(*s, 4), 0.7 * q4);  // V stays q4: its error remains
+  EXPECT_TRUE(std::isnan(q4o_attention_error_of(*s, 17)));
+}
+
 TEST(KvSample, BadFilesNameWhatIsWrong) {
   const auto error = [](const std::string& bytes) {
     const auto s = parse_kv_sample(bytes, "kv.safetensors");

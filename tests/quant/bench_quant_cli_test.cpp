@@ -34,6 +34,24 @@ TEST(BenchQuantCli, JsonHasTheDocumentedShape) {
   }
 }
 
+// --q4-format q4o adds the outlier-aware format as a fourth row, keys only, well below q4's error.
+TEST(BenchQuantCli, Q4oFormatAddsARow) {
+  for (const char* kernels : {"best", "scalar"}) {
+    const auto r = run_process({cli_path(), "bench", "quant", "--mib", "1", "--repeat", "1", "--json",
+                                "--kernels", kernels, "--q4-format", "q4o"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::ordered_json::parse(r.out);
+    ASSERT_EQ(j["kernels"].size(), 4u);
+    const auto& q4o = j["kernels"][3];
+    EXPECT_EQ(q4o["precision"], "q4o");
+    EXPECT_GT(q4o["dequantize_ns_per_elem"].get<double>(), 0.0);
+    EXPECT_GT(q4o["rel_rmse"].get<double>(), 0.0);
+    EXPECT_LT(q4o["rel_rmse"].get<double>(), 0.5 * j["kernels"][2]["rel_rmse"].get<double>());
+  }
+  EXPECT_EQ(run_process({cli_path(), "bench", "quant", "--q4-format", "q5"}).exit_code, 2);
+  EXPECT_EQ(run_process({cli_path(), "bench", "quant", "--q4o-channels", "17"}).exit_code, 2);
+}
+
 TEST(BenchQuantCli, TextOutputAndScalarKernels) {
   const auto r =
       run_process({cli_path(), "bench", "quant", "--mib", "1", "--repeat", "1", "--kernels", "scalar"});

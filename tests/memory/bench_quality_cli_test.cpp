@@ -1,0 +1,58 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+#include "temp_dir.hpp"
+
+namespace kvscope {
+namespace {
+
+using test::cli_path;
+using test::run_process;
+
+// --q4-format q4o prints every level and both q4 formats with their bits per value.
+TEST(BenchQualityCli, Q4oRowBesideTheLevels) {
+  const auto r = run_process({cli_path(), "bench", "quality", "--model", "tiny", "--context", "64",
+                              "--sequences", "1", "--q4-format", "q4o", "--q4o-channels", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* row : {"fp16 +16.0000 ", "q8 +8.5000 ", "fp8 +8.5000 ", "q4 +5.0000 ",
+                          "q4o +5.1484 +[0-9.e+-]+ +- +\\(2 key channels"}) {
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(std::string("\n") + row))) << row << "\n" << r.out;
+  }
+}
+
+// With --kv-sample the q4o line follows the four levels, measured on the file's keys.
+TEST(BenchQualityCli, Q4oOnAKvSample) {
+  test::temp_dir dir;
+  const std::string header =
+      R"({"k":{"dtype":"F32","shape":[64,1,32],"data_offsets":[0,8192]},)"
+      R"("v":{"dtype":"F32","shape":[64,1,32],"data_offsets":[8192,16384]}})";
+  std::vector<float> data(2 * 64 * 32);
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    data[i] = static_cast<float>((i * 7919) % 101) / 50.0f - 1.0f;
+    if (i < data.size() / 2 && i % 32 == 5) data[i] *= 10.0f;
+  }
+  std::string bytes(8, '\0');
+  const std::uint64_t n = header.size();
+  std::memcpy(bytes.data(), &n, 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float));
+  test::write_text(dir.file("kv.safetensors"), bytes);
+  const auto r = run_process({cli_path(), "bench", "quality", "--kv-sample", dir.file("kv.safetensors"),
+                              "--q4-format", "q4o"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nq4 +[0-9.e+-]+ +[0-9.e+-]+\nq4o +[0-9.e+-]+ +- +\\(4 key")))
+      << r.out;
+}
+
+TEST(BenchQualityCli, BadQ4FormatExitsTwo) {
+  EXPECT_EQ(run_process({cli_path(), "bench", "quality", "--q4-format", "q5"}).exit_code, 2);
+  EXPECT_EQ(run_process({cli_path(), "bench", "quality", "--q4o-channels", "17"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace kvscope

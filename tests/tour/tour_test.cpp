@@ -6,14 +6,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "tour/tour_run.hpp"
 #include "tour/tour_script.hpp"
 #include "tour/tour_text.hpp"
+#include "temp_dir.hpp"
 
 namespace kvscope {
 namespace {
@@ -352,10 +351,7 @@ TEST(TourScript, TheBuiltInScriptReadsBackAsTheSameScript) {
 }
 
 TEST(TourScript, TheExampleInTheDocsRuns) {
-  std::ifstream in(std::string(KVSCOPE_DOCS_DIR) + "/tour.md");
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string doc = text.str();
+  const std::string doc = test::read_text(std::string(KVSCOPE_DOCS_DIR) + "/tour.md");
   const auto begin = doc.find("```json\n");
   ASSERT_NE(begin, std::string::npos);
   const auto end = doc.find("```", begin + 8);

@@ -8,9 +8,9 @@
 #include "load/resampled_arrivals.hpp"
 #include "model/builtin_models.hpp"
 #include "model/gpu_spec.hpp"
-#include "model/json_fields.hpp"  // names_json_file
 #include "outcome/slo.hpp"
 #include "util/byte_size.hpp"
+#include "util/json_fields.hpp"  // names_json_file
 
 namespace kvscope {
 namespace {

@@ -1,8 +1,9 @@
 #pragma once
-// The policy family and its parameters (docs/policy.md, "Policy families"): the reference's
-// EWMA controller, one static level, tiering by age, or sinks+recent. Only the chosen family's
-// fields are shown; ranges and help are the option table's. Edits keep q4 age >= q8 age by
-// carrying the other along, so only valid family settings leave the box.
+// The policy family and its parameters (docs/policy.md, "Policy families"): the reference
+// runtime's EWMA controller (docs/policy.md, "The reference runtime"), one static level, tiering
+// by age, or sinks+recent. Only the chosen family's fields are shown; ranges and help are the
+// option table's. Edits keep q4 age >= q8 age by carrying the other along, so only valid family
+// settings leave the box.
 #include <QWidget>
 
 #include "policy/policy_config.hpp"

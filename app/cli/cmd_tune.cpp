@@ -1,7 +1,8 @@
 // `kvscope-cli tune`: the best config of a search space under constraints, written as the
-// policy config the reference runtime loads plus a provenance sidecar. With
-// --objective max:capacity_rps, each config's score is its capacity (the highest arrival rate
-// keeping SLO attainment at --target), found by bisection on a time scaling of the load.
+// policy config the reference runtime loads (docs/policy.md, "The reference runtime") plus a
+// provenance sidecar. With --objective max:capacity_rps, each config's score is its capacity
+// (the highest arrival rate keeping SLO attainment at --target), found by bisection on a time
+// scaling of the load.
 #include <CLI/CLI.hpp>
 
 #include <cmath>

@@ -1,7 +1,7 @@
 #pragma once
-// The policy file keys of the families beyond the reference's (docs/policy.md, "Policy
-// families"): `family` and each family's parameters. A config of the ewma family has none, so
-// its file is exactly the reference's format.
+// The policy file keys of the families beyond the reference runtime's (docs/policy.md, "The
+// reference runtime" and "Policy families"): `family` and each family's parameters. A config of
+// the ewma family has none, so its file is exactly the reference runtime's format.
 #include <cstdint>
 #include <optional>
 #include <string>

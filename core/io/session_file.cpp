@@ -10,38 +10,33 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine_setup.hpp"
-#include "util/text_file.hpp"
 #include "io/json_checks.hpp"
 #include "io/policy_file.hpp"
 #include "io/text_checks.hpp"
 #include "io/trace_checksum.hpp"
 #include "load/resampled_arrivals.hpp"
-#include "model/json_fields.hpp"
 #include "run/option_table.hpp"
 #include "util/atomic_write.hpp"
+#include "util/json_fields.hpp"
 #include "util/sha256.hpp"
+#include "util/text_file.hpp"
 
 namespace kvscope {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-// A problem at a field path, turned into "SOURCE: field 'a.b': why" at the boundary.
-struct field_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-  throw field_error("field '" + path + "': " + why);
-}
+using detail::bad_field;
+using detail::fail_field;
 
 void only_keys(const json& object, const std::string& path,
                std::initializer_list<std::string_view> allowed) {
-  if (!object.is_object()) fail(path, std::string("expected an object, got ") + object.type_name());
+  if (!object.is_object())
+    fail_field(path, std::string("expected an object, got ") + object.type_name());
   for (const auto& [key, value] : object.items()) {
     bool known = false;
     for (auto a : allowed) known = known || a == key;
-    if (!known) fail(path.empty() ? key : path + "." + key, "unknown key");
+    if (!known) fail_field(path.empty() ? key : path + "." + key, "unknown key");
   }
 }
 
@@ -51,16 +46,20 @@ void read_field(const json& object, const std::string& path, std::string_view ke
   if (it == object.end()) return;  // missing: keep the default
   const std::string where = path.empty() ? std::string(key) : path + "." + std::string(key);
   if constexpr (std::is_same_v<T, bool>) {
-    if (!it->is_boolean()) fail(where, std::string("expected true or false, got ") + it->type_name());
+    if (!it->is_boolean())
+      fail_field(where, std::string("expected true or false, got ") + it->type_name());
   } else if constexpr (std::is_same_v<T, std::string>) {
-    if (!it->is_string()) fail(where, std::string("expected a string, got ") + it->type_name());
+    if (!it->is_string())
+      fail_field(where, std::string("expected a string, got ") + it->type_name());
   } else if constexpr (std::is_floating_point_v<T>) {
-    if (!it->is_number()) fail(where, std::string("expected a number, got ") + it->type_name());
+    if (!it->is_number())
+      fail_field(where, std::string("expected a number, got ") + it->type_name());
   } else {
     if (!it->is_number_unsigned()) {
-      fail(where, std::string("expected a non-negative integer, got ") + it->type_name());
+      fail_field(where, std::string("expected a non-negative integer, got ") + it->type_name());
     }
-    if (it->template get<std::uint64_t>() > std::numeric_limits<T>::max()) fail(where, "too large");
+    if (it->template get<std::uint64_t>() > std::numeric_limits<T>::max())
+      fail_field(where, "too large");
   }
   out = it->template get<T>();
 }
@@ -103,32 +102,35 @@ engine_options with_option(engine_options options, const option_spec& spec, cons
     case option_kind::count:
     case option_kind::byte_size:
       if (!value.is_number_unsigned()) {
-        fail(path, std::string("expected a non-negative integer, got ") + value.type_name());
+        fail_field(path, std::string("expected a non-negative integer, got ") + value.type_name());
       }
       v = value.get<std::uint64_t>();
       break;
     case option_kind::real:
-      if (!value.is_number()) fail(path, std::string("expected a number, got ") + value.type_name());
+      if (!value.is_number())
+        fail_field(path, std::string("expected a number, got ") + value.type_name());
       v = value.get<double>();
       break;
     case option_kind::flag:
-      if (!value.is_boolean()) fail(path, std::string("expected true or false, got ") + value.type_name());
+      if (!value.is_boolean())
+        fail_field(path, std::string("expected true or false, got ") + value.type_name());
       v = value.get<bool>();
       break;
     case option_kind::choice:
     case option_kind::text:
-      if (!value.is_string()) fail(path, std::string("expected a string, got ") + value.type_name());
+      if (!value.is_string())
+        fail_field(path, std::string("expected a string, got ") + value.type_name());
       v = value.get<std::string>();
       break;
   }
-  if (auto why = check_option_value(spec, v)) fail(path, why->substr(why->find(": ") + 2));
+  if (auto why = check_option_value(spec, v)) fail_field(path, why->substr(why->find(": ") + 2));
   spec.set(options, v);
   return options;
 }
 
 policy_config parse_policy(const json& j, const std::string& path) {
   auto parsed = parse_policy_config(j.dump(), config_format::json, path);
-  if (!parsed) throw field_error(parsed.error());
+  if (!parsed) throw bad_field(parsed.error());
   return *parsed;
 }
 
@@ -153,10 +155,10 @@ logged_command parse_command(const json& j, const std::string& path) {
     read_field(j, path, "steps_per_second", s.steps_per_second);
     c.command = s;
   } else if (type == "reconfigure") {
-    if (!j.contains("policy")) fail(path + ".policy", "missing");
+    if (!j.contains("policy")) fail_field(path + ".policy", "missing");
     c.command = reconfigure_command{parse_policy(j.at("policy"), path + ".policy")};
   } else {
-    fail(path + ".type", "unknown command '" + type + "'");
+    fail_field(path + ".type", "unknown command '" + type + "'");
   }
   return c;
 }
@@ -172,7 +174,7 @@ bool is_sha256_hex(std::string_view text) {
 void read_digest(const json& object, const std::string& path, std::string_view key, std::string& out) {
   read_field(object, path, key, out);
   if (object.contains(std::string(key)) && !is_sha256_hex(out)) {
-    fail(path + "." + std::string(key), "expected 64 lowercase hexadecimal digits");
+    fail_field(path + "." + std::string(key), "expected 64 lowercase hexadecimal digits");
   }
 }
 
@@ -244,22 +246,23 @@ static expected<run_description, std::string> parse_session(std::string_view tex
   } catch (const json::parse_error& e) {
     return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
   }
-  try {
+  return detail::with_source(source, [&]() -> run_description {
     only_keys(j, "", {"kvscope_session", "load", "files", "options", "commands", "steps"});
     int version = 0;
     read_field(j, "", "kvscope_session", version);
     // Version 1 (kvscope 0.1) had no timing, GPU or SLO keys: their defaults are what it ran.
     // Version 2 named its files relative to the working directory (see read_session).
     if (version < 1 || version > session_format_version) {
-      fail("kvscope_session", "expected version 1 to " + std::to_string(session_format_version) +
-                                  ", got " + std::to_string(version));
+      fail_field("kvscope_session", "expected version 1 to " +
+                                        std::to_string(session_format_version) + ", got " +
+                                        std::to_string(version));
     }
     run_description s;
-    if (!j.contains("load")) fail("load", "missing");
+    if (!j.contains("load")) fail_field("load", "missing");
     const auto& load = j.at("load");
     only_keys(load, "load", {"spec", "format", "skip_bad_rows", "arrival_time_scale", "arrivals", "trace_sha256"});
     read_field(load, "load", "spec", s.load_spec);
-    if (s.load_spec.empty()) fail("load.spec", "missing or empty");
+    if (s.load_spec.empty()) fail_field("load.spec", "missing or empty");
     // Version 2 and before named files from the working directory: all a replay can assume.
     const std::filesystem::path base = version >= 3 ? folder : std::filesystem::path();
     if (const std::string file = load_file_of(s.load_spec); !file.empty()) {
@@ -268,17 +271,17 @@ static expected<run_description, std::string> parse_session(std::string_view tex
     std::string format = "auto";
     read_field(load, "load", "format", format);
     const auto parsed_format = parse_load_format(format);
-    if (!parsed_format) fail("load.format", "unknown format '" + format + "'");
+    if (!parsed_format) fail_field("load.format", "unknown format '" + format + "'");
     s.format = *parsed_format;
     read_field(load, "load", "skip_bad_rows", s.skip_bad_rows);
     read_field(load, "load", "arrival_time_scale", s.arrival_time_scale);
     if (!(s.arrival_time_scale > 0) || !std::isfinite(s.arrival_time_scale)) {
-      fail("load.arrival_time_scale", "expected a positive number");
+      fail_field("load.arrival_time_scale", "expected a positive number");
     }
     // Sessions written before arrivals could be resampled have none: they kept the load's own.
     read_field(load, "load", "arrivals", s.options.arrivals);
     if (const auto process = parse_arrival_process(s.options.arrivals); !process) {
-      fail("load.arrivals", process.error());
+      fail_field("load.arrivals", process.error());
     }
     read_digest(load, "load", "trace_sha256", s.trace_sha256);
     if (j.contains("files")) {
@@ -291,11 +294,13 @@ static expected<run_description, std::string> parse_session(std::string_view tex
     if (j.contains("options")) {
       const auto& o = j.at("options");
       auto& e = s.options;
-      if (!o.is_object()) fail("options", std::string("expected an object, got ") + o.type_name());
+      if (!o.is_object())
+        fail_field("options", std::string("expected an object, got ") + o.type_name());
       for (const auto& [key, value] : o.items()) {
         if (key == "policy") continue;
         const auto* spec = find_option(key);
-        if (!spec || !(spec->places & in_session) || spec->key != key) fail("options." + key, "unknown key");
+        if (!spec || !(spec->places & in_session) || spec->key != key)
+          fail_field("options." + key, "unknown key");
         if ((key == "model" || key == "gpu") && value.is_string() &&
             detail::names_json_file(value.get<std::string>())) {
           e = with_option(e, *spec, from_folder(base, value.get<std::string>()), "options." + key);
@@ -304,20 +309,18 @@ static expected<run_description, std::string> parse_session(std::string_view tex
         }
       }
       if (o.contains("policy")) e.policy = parse_policy(o.at("policy"), "options.policy");
-      if (auto reason = validate(e)) fail("options", *reason);
+      if (auto reason = validate(e)) fail_field("options", *reason);
     }
     if (j.contains("commands")) {
       const auto& commands = j.at("commands");
-      if (!commands.is_array()) fail("commands", "expected an array");
+      if (!commands.is_array()) fail_field("commands", "expected an array");
       for (std::size_t i = 0; i < commands.size(); ++i) {
         s.commands.push_back(parse_command(commands[i], "commands[" + std::to_string(i) + "]"));
       }
     }
     read_field(j, "", "steps", s.steps);
     return s;
-  } catch (const field_error& e) {
-    return unexpected{std::string(source) + ": " + e.what()};
-  }
+  });
 }
 
 expected<run_description, std::string> session_from_json(std::string_view text, std::string_view source) {
@@ -325,9 +328,9 @@ expected<run_description, std::string> session_from_json(std::string_view text, 
 }
 
 expected<run_description, std::string> read_session(const std::filesystem::path& path) {
-  auto text = read_text_file(path);
-  if (!text) return unexpected{text.error()};
-  return parse_session(*text, path.string(), path.parent_path());
+  return detail::read_and_parse(path, [&](std::string_view text, std::string_view source) {
+    return parse_session(text, source, path.parent_path());
+  });
 }
 
 expected<std::string, std::string> session_file_text(const std::filesystem::path& path, run_description s) {

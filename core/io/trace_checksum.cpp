@@ -1,6 +1,6 @@
 #include "io/trace_checksum.hpp"
 
-#include "model/json_fields.hpp"
+#include "util/json_fields.hpp"
 #include "util/sha256.hpp"
 
 namespace kvscope {

@@ -10,26 +10,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/text_file.hpp"
 #include "load/load_error.hpp"
 #include "load/random.hpp"
+#include "util/json_fields.hpp"
 
 namespace kvscope {
 namespace {
 
 using json = nlohmann::json;
 
-struct field_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(std::string_view field, const std::string& why) {
-  throw field_error("field '" + std::string(field) + "': " + why);
-}
+using detail::bad_field;
+using detail::fail_field;
 
 const json& need(const json& j, std::string_view field) {
   const auto it = j.find(std::string(field));
-  if (it == j.end() || it->is_null()) fail(field, "missing (the benchmark result must have it)");
+  if (it == j.end() || it->is_null())
+    fail_field(field, "missing (the benchmark result must have it)");
   return *it;
 }
 
@@ -38,23 +34,24 @@ double number(const json& v, std::string_view field) {
   if (v.is_string() && (v.get<std::string>() == "inf" || v.get<std::string>() == "Infinity")) {
     return std::numeric_limits<double>::infinity();
   }
-  if (!v.is_number()) fail(field, std::string("expected a number, got ") + v.type_name());
+  if (!v.is_number()) fail_field(field, std::string("expected a number, got ") + v.type_name());
   return v.get<double>();
 }
 
 std::uint64_t count(const json& v, std::string_view field) {
-  if (!v.is_number_unsigned()) fail(field, std::string("expected a non-negative integer, got ") + v.type_name());
+  if (!v.is_number_unsigned())
+    fail_field(field, std::string("expected a non-negative integer, got ") + v.type_name());
   return v.get<std::uint64_t>();
 }
 
 std::vector<std::uint32_t> lengths(const json& v, std::string_view field) {
-  if (!v.is_array()) fail(field, std::string("expected an array, got ") + v.type_name());
+  if (!v.is_array()) fail_field(field, std::string("expected an array, got ") + v.type_name());
   std::vector<std::uint32_t> out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string where = std::string(field) + "[" + std::to_string(i) + "]";
     const auto n = count(v[i], where);
-    if (n > max_request_tokens) fail(where, "more tokens than a request may hold");
+    if (n > max_request_tokens) fail_field(where, "more tokens than a request may hold");
     out.push_back(static_cast<std::uint32_t>(n));
   }
   return out;
@@ -99,34 +96,38 @@ double tokens_per_chunk(const vllm_bench_result& r) {
 }
 
 vllm_bench_result parse(const json& j) {
-  if (!j.is_object()) throw field_error(std::string("expected a JSON object, got ") + j.type_name());
+  if (!j.is_object()) throw bad_field(std::string("expected a JSON object, got ") + j.type_name());
   vllm_bench_result r;
   if (const auto it = j.find("model_id"); it != j.end() && it->is_string()) r.model_id = *it;
   r.completed = count(need(j, "completed"), "completed");
   r.duration_s = number(need(j, "duration"), "duration");
-  if (!(r.duration_s > 0) || !std::isfinite(r.duration_s)) fail("duration", "must be a positive number of seconds");
+  if (!(r.duration_s > 0) || !std::isfinite(r.duration_s))
+    fail_field("duration", "must be a positive number of seconds");
   r.input_lens = lengths(need(j, "input_lens"), "input_lens");
   r.output_lens = lengths(need(j, "output_lens"), "output_lens");
   if (r.input_lens.size() != r.output_lens.size()) {
-    fail("output_lens", std::to_string(r.output_lens.size()) + " entries but input_lens has " +
-                            std::to_string(r.input_lens.size()));
+    fail_field("output_lens", std::to_string(r.output_lens.size()) +
+                                  " entries but input_lens has " +
+                                  std::to_string(r.input_lens.size()));
   }
-  if (r.input_lens.empty()) fail("input_lens", "empty: no requests to replay");
+  if (r.input_lens.empty()) fail_field("input_lens", "empty: no requests to replay");
   const auto concurrency = j.find("max_concurrency");
   const auto rate = j.find("request_rate");
   const bool has_concurrency = concurrency != j.end() && !concurrency->is_null();
   const bool has_rate = rate != j.end() && !rate->is_null();
-  if (!has_concurrency && !has_rate) fail("request_rate", "missing, and no max_concurrency either: how were requests sent?");
+  if (!has_concurrency && !has_rate)
+    fail_field("request_rate", "missing, and no max_concurrency either: how were requests sent?");
   if (has_concurrency) {
     const auto c = count(*concurrency, "max_concurrency");
-    if (c == 0 || c > (1u << 20)) fail("max_concurrency", "must be in [1, 1048576]");
+    if (c == 0 || c > (1u << 20)) fail_field("max_concurrency", "must be in [1, 1048576]");
     r.max_concurrency = static_cast<std::uint32_t>(c);
   }
   r.request_rate = has_rate ? number(*rate, "request_rate") : std::numeric_limits<double>::infinity();
-  if (!(r.request_rate > 0)) fail("request_rate", "must be positive (or \"inf\")");
+  if (!(r.request_rate > 0)) fail_field("request_rate", "must be positive (or \"inf\")");
   if (const auto it = j.find("burstiness"); it != j.end() && !it->is_null()) {
     r.burstiness = number(*it, "burstiness");
-    if (!(r.burstiness > 0) || !std::isfinite(r.burstiness)) fail("burstiness", "must be a positive number");
+    if (!(r.burstiness > 0) || !std::isfinite(r.burstiness))
+      fail_field("burstiness", "must be a positive number");
   }
   for (const char* key : {"total_input_tokens", "total_output_tokens"}) {
     if (const auto it = j.find(key); it != j.end() && !it->is_null()) {
@@ -145,7 +146,7 @@ vllm_bench_result parse(const json& j) {
   if (const auto it = j.find("itls"); it != j.end() && it->is_array()) {
     for (std::size_t i = 0; i < it->size(); ++i) {
       const std::string where = "itls[" + std::to_string(i) + "]";
-      if (!(*it)[i].is_array()) fail(where, "expected an array");
+      if (!(*it)[i].is_array()) fail_field(where, "expected an array");
       auto& gaps = r.itls_s.emplace_back();
       for (const auto& g : (*it)[i]) gaps.push_back(number(g, where));
     }
@@ -210,13 +211,11 @@ expected<vllm_bench_result, std::string> parse_vllm_bench(std::string_view text,
   } catch (const json::exception& e) {  // a parse error, or a number past a double (1e400)
     return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
   }
-  try {
+  return detail::with_source(source, [&] {
     auto r = parse(j);
     r.source = std::string(source);
     return r;
-  } catch (const field_error& e) {
-    return unexpected{std::string(source) + ": " + e.what()};
-  }
+  });
 }
 
 std::vector<double> tpots_from_itls(const vllm_bench_result& m) {
@@ -231,9 +230,7 @@ std::vector<double> tpots_from_itls(const vllm_bench_result& m) {
 }
 
 expected<vllm_bench_result, std::string> read_vllm_bench(const std::filesystem::path& path) {
-  auto text = read_text_file(path);
-  if (!text) return unexpected{text.error()};
-  return parse_vllm_bench(*text, path.string());
+  return detail::read_and_parse(path, parse_vllm_bench);
 }
 
 std::unique_ptr<request_source> make_vllm_bench_load(const vllm_bench_result& result, std::uint64_t seed) {

@@ -1,30 +1,6 @@
 #pragma once
 // The block pool: a byte budget cut into frames; a frame holds 1 fp16, 2 q8/fp8 or 4 q4 blocks.
-//
-// Memory scheme — every byte is counted exactly:
-//  * frame_bytes F = block_size x layers x kv_heads x head_dim x 2 (K and V) x 2 B: one fp16 block.
-//    The budget is rounded down to whole frames: N = floor(budget / F), budget_bytes() = N x F.
-//  * A block of tier t takes one slot of a frame split for t (payload F x nominal_factor(t)) and
-//    scale_bytes(t) in a side table (q8/fp8: 2 B per 32 values; q4: 4 B per 32, scale and min).
-//  * A split frame is in use as a whole while any of its slots is live; its empty slots are
-//    "slack", usable only by blocks of the same tier. A frame with no live slot is free.
-//  * Side-table bytes come out of the same budget: they reserve ceil(scale_bytes / F) frames, so
-//    free_frames() = N - used frames - ceil(scale_bytes / F), and an allocation succeeds only
-//    while used frames + that reserve stay <= N.
-//  * bytes_in_use = used frames x F + scale_bytes = sum over tiers of (payload + slack + scales);
-//    free_bytes = budget - bytes_in_use. Cached blocks (refcount 0, kept for prefix hits) are
-//    in use until evicted.
-// Storage in data mode: a payload arena of N x F bytes and a scale arena with room for the worst
-// case (4 q4 blocks a frame, F/4 bytes a frame), allocated without touching them (memory/arena.hpp),
-// so the OS commits pages only as they are written (`prefault` writes the payload arena up
-// front). In accounting mode neither exists; tables and byte counts are the same.
-//
-// Metadata: 16 B per block record, 2 B per frame, ~5 bits per frame in the index sets (free
-// frames, open frames of each split tier). metadata_bytes() sums the capacity of every container.
-// Measured (tests/memory/metadata_test.cpp, heap bytes counted by a replaced operator new):
-// llama3-8b, 16 GiB, accounting mode, filled with 2048-token sequences: 24 B a block for fp16,
-// 23 for q8, 26 for q4, the whole paged_cache with its block tables included.
-// Not thread-safe: one owner thread; the caller (paged_cache) copies relocated data in parallel.
+// Its byte accounting, storage, metadata and threading: docs/ARCHITECTURE.md, "The block pool".
 #include <array>
 #include <cstddef>
 #include <cstdint>

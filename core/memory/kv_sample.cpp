@@ -13,14 +13,12 @@
 #include "quant/kernels.hpp"
 #include "quant/q4o.hpp"
 #include "quant/tier_layout.hpp"
-#include "util/text_file.hpp"
+#include "util/json_fields.hpp"
 
 namespace kvscope {
 namespace {
 
-struct field_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using detail::bad_field;
 
 struct tensor {
   std::uint32_t rows = 0, heads = 0, head_dim = 0;
@@ -37,29 +35,31 @@ bool find_tensor(const nlohmann::json& header, std::string_view data, std::initi
     if (it == header.end()) continue;
     const std::string where = std::string("tensor '") + name + "'";
     if (!it->is_object() || !it->contains("dtype") || !it->contains("shape") || !it->contains("data_offsets")) {
-      throw field_error(where + ": needs dtype, shape and data_offsets");
+      throw bad_field(where + ": needs dtype, shape and data_offsets");
     }
     const std::string dtype = it->at("dtype").is_string() ? it->at("dtype").get<std::string>() : "";
     const std::size_t width = dtype == "F32" ? 4 : dtype == "F16" || dtype == "BF16" ? 2 : 0;
-    if (width == 0) throw field_error(where + ": dtype '" + dtype + "' (F32, F16 or BF16 expected)");
+    if (width == 0) throw bad_field(where + ": dtype '" + dtype + "' (F32, F16 or BF16 expected)");
     std::vector<std::uint64_t> shape;
     for (const auto& d : it->at("shape")) {
       if (!d.is_number_unsigned() || d.get<std::uint64_t>() == 0 || d.get<std::uint64_t>() > (1u << 24)) {
-        throw field_error(where + ": shape: expected positive integers");
+        throw bad_field(where + ": shape: expected positive integers");
       }
       shape.push_back(d.get<std::uint64_t>());
     }
     if (shape.size() == 4) shape = {shape[1], shape[0] * shape[2], shape[3]};  // layers x heads
-    if (shape.size() != 3) throw field_error(where + ": shape: expected [tokens, heads, head_dim] (or layers first)");
+    if (shape.size() != 3)
+      throw bad_field(where + ": shape: expected [tokens, heads, head_dim] (or layers first)");
     const auto& offsets = it->at("data_offsets");
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) {
-      throw field_error(where + ": data_offsets: expected [begin, end]");
+      throw bad_field(where + ": data_offsets: expected [begin, end]");
     }
     const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
     const std::uint64_t count = shape[0] * shape[1] * shape[2];
     if (end < begin || end > data.size() || end - begin != count * width) {
-      throw field_error(where + ": data_offsets: [" + std::to_string(begin) + ", " + std::to_string(end) +
-                        ") does not hold " + std::to_string(count) + " " + dtype + " values in the file");
+      throw bad_field(where + ": data_offsets: [" + std::to_string(begin) + ", " +
+                      std::to_string(end) + ") does not hold " + std::to_string(count) + " " +
+                      dtype + " values in the file");
     }
     out.rows = static_cast<std::uint32_t>(shape[0]);
     out.heads = static_cast<std::uint32_t>(shape[1]);
@@ -74,11 +74,12 @@ bool find_tensor(const nlohmann::json& header, std::string_view data, std::initi
         std::memcpy(&h, p + 2 * i, 2);
         out.values[i] = dtype == "F16" ? fp16_to_f32(h) : bf16_to_f32(h);
       }
-      if (!std::isfinite(out.values[i])) throw field_error(where + ": value " + std::to_string(i) + " is not finite");
+      if (!std::isfinite(out.values[i]))
+        throw bad_field(where + ": value " + std::to_string(i) + " is not finite");
     }
     return true;
   }
-  if (required) throw field_error(std::string("tensor '") + *names.begin() + "': missing");
+  if (required) throw bad_field(std::string("tensor '") + *names.begin() + "': missing");
   return false;
 }
 
@@ -104,28 +105,30 @@ void attend(const float* q, const float* k, const float* v, std::uint32_t tokens
 }  // namespace
 
 expected<kv_sample, std::string> parse_kv_sample(std::string_view bytes, std::string_view source) {
-  try {
-    if (bytes.size() < 8) throw field_error("too short for a safetensors header");
+  return detail::with_source(source, [&]() -> kv_sample {
+    if (bytes.size() < 8) throw bad_field("too short for a safetensors header");
     std::uint64_t n = 0;
     std::memcpy(&n, bytes.data(), 8);  // little-endian, as the format says (x86 and ARM are)
-    if (n > bytes.size() - 8) throw field_error("header length " + std::to_string(n) + " runs past the end");
+    if (n > bytes.size() - 8)
+      throw bad_field("header length " + std::to_string(n) + " runs past the end");
     nlohmann::json header;
     try {
       header = nlohmann::json::parse(bytes.substr(8, n));
     } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number past a double
-      throw field_error(std::string("header: invalid JSON: ") + e.what());
+      throw bad_field(std::string("header: invalid JSON: ") + e.what());
     }
-    if (!header.is_object()) throw field_error("header: expected a JSON object");
+    if (!header.is_object()) throw bad_field("header: expected a JSON object");
     const std::string_view data = bytes.substr(8 + n);
     tensor k, v, q;
     find_tensor(header, data, {"k", "key", "keys"}, true, k);
     find_tensor(header, data, {"v", "value", "values"}, true, v);
     const bool has_q = find_tensor(header, data, {"q", "query", "queries"}, false, q);
     if (v.rows != k.rows || v.heads != k.heads || v.head_dim != k.head_dim) {
-      throw field_error("tensor 'v': shape differs from the keys'");
+      throw bad_field("tensor 'v': shape differs from the keys'");
     }
     if (k.head_dim % group_size != 0) {
-      throw field_error("tensor 'k': head_dim " + std::to_string(k.head_dim) + " is not a multiple of 32");
+      throw bad_field("tensor 'k': head_dim " + std::to_string(k.head_dim) +
+                      " is not a multiple of 32");
     }
     kv_sample s;
     s.tokens = k.rows;
@@ -134,7 +137,8 @@ expected<kv_sample, std::string> parse_kv_sample(std::string_view bytes, std::st
     s.k = std::move(k.values);
     s.v = std::move(v.values);
     if (has_q) {
-      if (q.heads != s.heads || q.head_dim != s.head_dim) throw field_error("tensor 'q': heads or head_dim differ from the keys'");
+      if (q.heads != s.heads || q.head_dim != s.head_dim)
+        throw bad_field("tensor 'q': heads or head_dim differ from the keys'");
       s.queries = q.rows;
       s.q = std::move(q.values);
     } else {
@@ -143,15 +147,11 @@ expected<kv_sample, std::string> parse_kv_sample(std::string_view bytes, std::st
       s.q.assign(s.k.end() - static_cast<std::ptrdiff_t>(s.queries * row), s.k.end());
     }
     return s;
-  } catch (const field_error& e) {
-    return unexpected{std::string(source) + ": " + e.what()};
-  }
+  });
 }
 
 expected<kv_sample, std::string> read_kv_sample(const std::filesystem::path& path) {
-  auto bytes = read_text_file(path);
-  if (!bytes) return unexpected{bytes.error()};
-  return parse_kv_sample(*bytes, path.string());
+  return detail::read_and_parse(path, parse_kv_sample);
 }
 
 namespace {

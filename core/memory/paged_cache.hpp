@@ -1,25 +1,6 @@
 #pragma once
-// The paged KV cache: sequences with block tables over a block_pool (docs/ARCHITECTURE.md, "Paged memory"), with the
-// contract of a reference paged cache — create/drop sequence, ensure capacity, write and read K/V
-// per (sequence, layer, position), lengths, utilization — and the block-level calls a vLLM-like
-// scheduler with a prefix cache needs (append a block at a precision, share an existing block,
-// drop a sequence keeping full blocks cached, evict).
-//
-// Positions are absolute token indices. Block b of a sequence covers [b x bs, (b+1) x bs). With a
-// sliding window (max_tokens > 0) the oldest blocks are released once wholly before
-// length - max_tokens, and their positions become out of range.
-// Two tiers: the last tail_tokens tokens stay as allocated (fp16 by ensure_capacity); full blocks
-// before them are cold and migrate() re-quantizes them to the caller's level (or to each block's
-// level under a policy family, policy/block_level.hpp), never expanding.
-//
-// Errors are values. Every call that returns an error has changed nothing: multi-block requests
-// (ensure_capacity) are planned first and applied only when all blocks fit, so there is no
-// partial allocation to roll back. Not thread-safe: one owner thread; migrate() runs its data
-// work on TBB internally. Results never depend on the number of threads.
-//
-// Block layout (data mode): token-major, [token][layer][K, V][kv_head][head_dim], quantized in
-// groups of 32 values of one head vector, so any token can be written at any tier on its own and
-// one (position, layer) slot is contiguous.
+// The paged KV cache: sequences with block tables over a block_pool. Its contract, positions,
+// tiers, errors, threading and block layout: docs/ARCHITECTURE.md, "The paged cache".
 #include <array>
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "model/builtin_models.hpp"
 
 #include "model/builtin_texts.hpp"
-#include "model/json_fields.hpp"
+#include "util/json_fields.hpp"
 
 namespace kvscope {
 

@@ -1,6 +1,6 @@
 #include "model/calibration.hpp"
+#include "util/json_fields.hpp"
 #include "util/number_text.hpp"
-#include "util/text_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,28 +17,26 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-struct field_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using detail::fail_field;
 
 // A number in (0, max], or in [min, max] for a min > 0: the efficiencies stay within what a GPU
 // file may say (model/gpu_spec.cpp), so a calibration cannot make a step take forever.
 double positive(const json& j, const char* key, double max, double min = 0) {
   const auto it = j.find(key);
-  if (it == j.end()) throw field_error(std::string("field '") + key + "': missing");
-  if (!it->is_number()) throw field_error(std::string("field '") + key + "': expected a number");
+  if (it == j.end()) fail_field(key, "missing");
+  if (!it->is_number()) fail_field(key, "expected a number");
   const double v = it->get<double>();
   if (!(v > 0 && v >= min && v <= max)) {
-    throw field_error(std::string("field '") + key + "': must be in " +
-                      (min > 0 ? "[" + format_significant(min, 6) : std::string("(0")) + ", " +
-                      format_significant(max, 6) + "], got " + format_significant(v, 6));
+    fail_field(key, "must be in " +
+                        (min > 0 ? "[" + format_significant(min, 6) : std::string("(0")) + ", " +
+                        format_significant(max, 6) + "], got " + format_significant(v, 6));
   }
   return v;
 }
 
 std::string text(const json& j, const char* key) {
   const auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) throw field_error(std::string("field '") + key + "': expected a string");
+  if (it == j.end() || !it->is_string()) fail_field(key, "expected a string");
   return it->get<std::string>();
 }
 
@@ -61,12 +59,12 @@ std::pair<double, double> band_pair(const json& band, const char* key) {
   if (it == band.end()) return {0, 0};
   const std::string field = std::string("error_band.") + key;
   if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number() || !(*it)[1].is_number()) {
-    throw field_error("field '" + field + "': expected [lowest, highest] relative error");
+    fail_field(field, "expected [lowest, highest] relative error");
   }
   const double lo = (*it)[0], hi = (*it)[1];
   if (!(lo > -1 && lo <= hi && hi <= 10)) {
-    throw field_error("field '" + field + "': must be -1 < lowest <= highest <= 10, got [" +
-                      format_significant(lo, 6) + ", " + format_significant(hi, 6) + "]");
+    fail_field(field, "must be -1 < lowest <= highest <= 10, got [" + format_significant(lo, 6) +
+                          ", " + format_significant(hi, 6) + "]");
   }
   return {lo, hi};
 }
@@ -74,16 +72,17 @@ std::pair<double, double> band_pair(const json& band, const char* key) {
 void parse_band(const json& j, calibration& c) {
   const auto it = j.find("error_band");
   if (it == j.end()) return;  // written before calibrations carried one
-  if (!it->is_object()) throw field_error("field 'error_band': expected an object");
+  if (!it->is_object()) fail_field("error_band", "expected an object");
   const auto basis = it->find("basis");
-  if (basis == it->end() || !basis->is_string()) throw field_error("field 'error_band.basis': expected a string");
+  if (basis == it->end() || !basis->is_string())
+    fail_field("error_band.basis", "expected a string");
   bool known = false;
   for (band_basis b : {band_basis::none, band_basis::residuals, band_basis::leave_one_out}) {
     if (basis->get<std::string>() == to_string(b)) c.basis = b, known = true;
   }
   if (!known) {
-    throw field_error("field 'error_band.basis': expected none, residuals or leave-one-out, got '" +
-                      basis->get<std::string>() + "'");
+    fail_field("error_band.basis", "expected none, residuals or leave-one-out, got '" +
+                                       basis->get<std::string>() + "'");
   }
   std::tie(c.band.ttft_lo, c.band.ttft_hi) = band_pair(*it, "ttft");
   std::tie(c.band.tpot_lo, c.band.tpot_hi) = band_pair(*it, "tpot");
@@ -165,15 +164,16 @@ expected<calibration, std::string> parse_calibration(std::string_view text_in, s
   } catch (const json::exception& e) {  // a syntax error, or a number past a double (2e505)
     return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
   }
-  try {
+  return detail::with_source(source, [&] {
     if (!j.is_object() || !j.contains("kvscope_calibration")) {
-      throw field_error("field 'kvscope_calibration': missing (not a kvscope calibration file)");
+      fail_field("kvscope_calibration", "missing (not a kvscope calibration file)");
     }
     calibration c;
     c.model = text(j, "model");
     c.gpu = text(j, "gpu");
     if (const auto it = j.find("tensor_parallel"); it != j.end()) {
-      if (!it->is_number_unsigned() || *it == 0) throw field_error("field 'tensor_parallel': expected a positive integer");
+      if (!it->is_number_unsigned() || *it == 0)
+        fail_field("tensor_parallel", "expected a positive integer");
       c.tensor_parallel = it->get<std::uint32_t>();
     }
     c.compute_efficiency = positive(j, "compute_efficiency", 1, 0.01);
@@ -181,28 +181,25 @@ expected<calibration, std::string> parse_calibration(std::string_view text_in, s
     c.step_overhead_s = positive(j, "step_overhead_s", 1);
     if (const auto it = j.find("layer_overhead_s"); it != j.end()) {  // absent before the per-layer term
       if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= 0.01)) {
-        throw field_error("field 'layer_overhead_s': must be in [0, 0.01]");
+        fail_field("layer_overhead_s", "must be in [0, 0.01]");
       }
       c.layer_overhead_s = *it;
     }
     if (const auto it = j.find("sequence_overhead_s"); it != j.end()) {
       if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= 0.01)) {
-        throw field_error("field 'sequence_overhead_s': must be in [0, 0.01]");
+        fail_field("sequence_overhead_s", "must be in [0, 0.01]");
       }
       c.sequence_overhead_s = *it;
     }
-    if (const auto it = j.find("rms_relative_error"); it != j.end() && it->is_number()) c.rms_relative_error = *it;
+    if (const auto it = j.find("rms_relative_error"); it != j.end() && it->is_number())
+      c.rms_relative_error = *it;
     parse_band(j, c);
     return c;
-  } catch (const field_error& e) {
-    return unexpected{std::string(source) + ": " + e.what()};
-  }
+  });
 }
 
 expected<calibration, std::string> read_calibration(const std::filesystem::path& path) {
-  auto text = read_text_file(path);
-  if (!text) return unexpected{text.error()};
-  return parse_calibration(*text, path.string());
+  return detail::read_and_parse(path, parse_calibration);
 }
 
 }  // namespace kvscope

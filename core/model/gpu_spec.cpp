@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "model/builtin_texts.hpp"
-#include "model/json_fields.hpp"
 #include "util/byte_size.hpp"
+#include "util/json_fields.hpp"
 #include "util/number_text.hpp"
 
 namespace kvscope {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "model/checked_u64.hpp"
-#include "model/json_fields.hpp"
+#include "util/json_fields.hpp"
 
 namespace kvscope {
 namespace {

@@ -20,7 +20,8 @@ std::optional<std::string> validate(const policy_config& c) {
   if (ordinal(c.min_level) > ordinal(c.max_level)) {
     return "min_level must be <= max_level (less compact)";
   }
-  // After the reference's rules, so that an ewma config fails exactly as it does there.
+  // After the reference runtime's rules (docs/policy.md, "The reference runtime"), so that an
+  // ewma config fails exactly as it does there.
   if (c.family == policy_family::age && c.q4_age_tokens < c.q8_age_tokens) {
     return "q4_age_tokens must be >= q8_age_tokens";
   }

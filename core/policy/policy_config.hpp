@@ -11,7 +11,9 @@
 namespace kvscope {
 
 // Which rule picks the level of each cold block (docs/policy.md, "Policy families"). `ewma` is
-// the reference's controller; the others are kvscope's own and have no controller state.
+// the controller of the reference runtime, the one whose policy files kvscope writes
+// (docs/policy.md, "The reference runtime"); the others are kvscope's own and have no
+// controller state.
 enum class policy_family : std::uint8_t {
   ewma,          // one level for every cold block, from the EWMA/hysteresis controller
   fixed,         // "static": every cold block at fixed_level
@@ -21,7 +23,8 @@ enum class policy_family : std::uint8_t {
 
 // "ewma", "static", "age", "sinks_recent".
 std::string_view family_name(policy_family family);
-// Those names, and "sinks+recent" as the issue spells it; nullopt for anything else.
+// Those names, and "sinks+recent" (docs/policy.md reads it as sinks_recent); nullopt for
+// anything else.
 std::optional<policy_family> parse_policy_family(std::string_view name);
 std::vector<std::string> policy_family_names();
 

@@ -1,5 +1,6 @@
 #pragma once
-// The EWMA pressure controller with hysteresis, step for step as the reference (docs/policy.md).
+// The EWMA pressure controller with hysteresis, step for step as the reference runtime's
+// (docs/policy.md; the runtime: its section "The reference runtime").
 #include <atomic>
 #include <cstdint>
 #include <string>

@@ -27,7 +27,8 @@
 
 namespace kvscope {
 
-// How the q4 level stores its blocks. q4 is the default and what the reference runtime stores.
+// How the q4 level stores its blocks. q4 is the default and what the reference runtime stores
+// (docs/policy.md, "The reference runtime").
 enum class q4_format : std::uint8_t { q4 = 0, q4o = 1 };
 
 // "q4" or "q4o".

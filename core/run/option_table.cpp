@@ -8,9 +8,9 @@
 #include "load/resampled_arrivals.hpp"
 #include "model/builtin_models.hpp"
 #include "model/gpu_spec.hpp"
-#include "model/json_fields.hpp"  // names_json_file
 #include "outcome/slo.hpp"
 #include "util/byte_size.hpp"
+#include "util/json_fields.hpp"  // names_json_file
 
 namespace kvscope {
 namespace {
@@ -55,7 +55,7 @@ std::string check_arrivals(std::string_view text) {
 const char* timing_name(timing_kind t) {
   return t == timing_kind::linear ? "linear" : t == timing_kind::roofline ? "roofline" : "auto";
 }
-std::string family_word(std::string_view text) {  // "sinks+recent", as the issue spells it
+std::string family_word(std::string_view text) {  // "sinks+recent", read as sinks_recent
   const auto f = parse_policy_family(text);
   return std::string(f ? family_name(*f) : text);
 }
@@ -246,7 +246,8 @@ const std::vector<option_spec>& table() {
        in_simulate | in_gui, false, level_names, KV_LEVEL(policy.min_level)},
       {"max-level", "", option_kind::choice, "", 0, 0, 1, "Policy: most compact level",
        in_simulate | in_gui, false, level_names, KV_LEVEL(policy.max_level)},
-      // Beyond the reference's fields: the family and its parameters (docs/policy.md).
+      // Beyond the reference runtime's fields: the family and its parameters (docs/policy.md,
+      // "The reference runtime" and "Policy families").
       {"family", "", option_kind::choice, "", 0, 0, 1,
        "Policy family: ewma (the controller), static, age or sinks_recent (docs/policy.md)",
        in_simulate | in_gui, false, policy_family_names,

@@ -1,11 +1,11 @@
 #pragma once
-// kv_cache_manager over the paged cache: the two tiers and the prefix cache as vLLM's
-// KVCacheManager would run them. A new block is allocated at the level the policy family asks
-// for it at the new length (policy/block_level.hpp; for the ewma family: blocks wholly older than
-// the hot tail at the current cold level, the rest at fp16). Full blocks are registered under a chained content hash
-// (from the request's prefix hashes where it has them, else unique to the request so that a
-// preempted request finds its own blocks again); freed full blocks wait in an LRU and are
-// evicted, oldest first, when an allocation would otherwise fail.
+// Implements kv_cache_manager (sched/kv_cache_manager.hpp) over the paged cache: the two tiers
+// and the prefix cache. A new block is allocated at the level the policy family asks for it at
+// the new length (policy/block_level.hpp; for the ewma family: blocks wholly older than the hot
+// tail at the current cold level, the rest at fp16). Full blocks are registered under a chained
+// content hash (from the request's prefix hashes where it has them, else unique to the request
+// so that a preempted request finds its own blocks again); freed full blocks wait in an LRU and
+// are evicted, oldest first, when an allocation would otherwise fail.
 #include <algorithm>
 #include <cstdint>
 #include <unordered_set>

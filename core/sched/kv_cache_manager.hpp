@@ -1,7 +1,8 @@
 #pragma once
-// What the scheduler asks of memory, as vLLM's KVCacheManager: reuse cached prefix blocks,
-// make room for new tokens (all or nothing), free a sequence. Implemented over the paged pool
-// and the prefix cache; the scheduler never sees frames, tiers or hashes.
+// What the scheduler asks of memory, as vLLM v1's KVCacheManager: reuse cached prefix blocks,
+// make room for new tokens (all or nothing), free a sequence. The one place sched/ maps vLLM's
+// vocabulary (allocate_slots keeps its name); block_manager implements it over the paged pool
+// and the prefix cache, so the scheduler never sees frames, tiers or hashes.
 #include <cstdint>
 
 #include "load/request.hpp"

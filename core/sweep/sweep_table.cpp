@@ -1,9 +1,9 @@
 #include "sweep/sweep_table.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
+#include "util/number_text.hpp"
 #include "util/text_file.hpp"
 
 namespace kvscope {
@@ -14,20 +14,15 @@ bool machine_dependent(std::string_view key) {
   return key == "wall_seconds" || key == "decode_token_steps_per_s";
 }
 
+// NaN as "nan" whatever its sign bit (to_chars would write "-nan" for some).
 void append_number(std::string& out, const metric_value& v) {
-  char buf[32];
   if (const auto* n = std::get_if<std::uint64_t>(&v)) {
-    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *n);
-    out.append(buf, ec == std::errc{} ? end : buf);
-    return;
-  }
-  const double x = std::get<double>(v);
-  if (std::isnan(x)) {
+    append_shortest(out, *n);
+  } else if (const double x = std::get<double>(v); std::isnan(x)) {
     out += "nan";
-    return;
+  } else {
+    append_shortest(out, x);
   }
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
-  out.append(buf, ec == std::errc{} ? end : buf);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 #pragma once
 // What `kvscope-cli tune` writes: the best policy config in exactly the format the reference
-// runtime loads (io/policy_file.hpp, no extra keys), and beside it `<config>.provenance.json`
-// with where it came from: the load and its checksum, model, GPU, budget, the objective and
-// constraints, the score, every run compared and kvscope's version.
+// runtime loads (docs/policy.md, "The reference runtime"; io/policy_file.hpp, no extra keys),
+// and beside it `<config>.provenance.json` with where it came from: the load and its checksum,
+// model, GPU, budget, the objective and constraints, the score, every run compared and
+// kvscope's version.
 #include <cstddef>
 #include <filesystem>
 #include <string>

@@ -12,21 +12,14 @@
 #include "load/open_load.hpp"
 #include "run/option_table.hpp"
 #include "tour/tour_state.hpp"
-#include "util/text_file.hpp"
+#include "util/json_fields.hpp"
 
 namespace kvscope {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-// A problem at a field path; "SOURCE: " is put before it at the boundary.
-struct field_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-  throw field_error(path + ": " + why);
-}
+using detail::fail_field;
 
 std::string child(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -38,48 +31,51 @@ std::string item(const std::string& path, std::size_t i) {
 
 void only_keys(const json& object, const std::string& path,
                std::initializer_list<std::string_view> allowed) {
-  if (!object.is_object()) fail(path, std::string("expected an object, got ") + object.type_name());
+  if (!object.is_object())
+    fail_field(path, std::string("expected an object, got ") + object.type_name());
   for (const auto& [key, value] : object.items()) {
     bool known = false;
     for (auto a : allowed) known = known || a == key;
-    if (!known) fail(child(path, key), "unknown key");
+    if (!known) fail_field(child(path, key), "unknown key");
   }
 }
 
 std::string as_string(const json& v, const std::string& path) {
-  if (!v.is_string()) fail(path, std::string("expected a string, got ") + v.type_name());
+  if (!v.is_string()) fail_field(path, std::string("expected a string, got ") + v.type_name());
   return v.get<std::string>();
 }
 
 std::uint64_t as_count(const json& v, const std::string& path,
                        std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  if (!v.is_number_unsigned()) fail(path, std::string("expected a non-negative integer, got ") + v.type_name());
+  if (!v.is_number_unsigned())
+    fail_field(path, std::string("expected a non-negative integer, got ") + v.type_name());
   const auto n = v.get<std::uint64_t>();
-  if (n > max) fail(path, "at most " + std::to_string(max));
+  if (n > max) fail_field(path, "at most " + std::to_string(max));
   return n;
 }
 
 double as_number(const json& v, const std::string& path) {
-  if (!v.is_number()) fail(path, std::string("expected a number, got ") + v.type_name());
+  if (!v.is_number()) fail_field(path, std::string("expected a number, got ") + v.type_name());
   const double d = v.get<double>();
-  if (!std::isfinite(d)) fail(path, "expected a finite number");
+  if (!std::isfinite(d)) fail_field(path, "expected a finite number");
   return d;
 }
 
 bool as_bool(const json& v, const std::string& path) {
-  if (!v.is_boolean()) fail(path, std::string("expected true or false, got ") + v.type_name());
+  if (!v.is_boolean())
+    fail_field(path, std::string("expected true or false, got ") + v.type_name());
   return v.get<bool>();
 }
 
 const json& as_array(const json& v, const std::string& path) {
-  if (!v.is_array()) fail(path, std::string("expected an array, got ") + v.type_name());
+  if (!v.is_array()) fail_field(path, std::string("expected an array, got ") + v.type_name());
   return v;
 }
 
 precision as_level(const json& v, const std::string& path) {
   const std::string text = as_string(v, path);
   const auto p = parse_precision(text);
-  if (!p) fail(path, "unknown level '" + text + "' (fp16, q8, fp8, q4)");
+  if (!p) fail_field(path, "unknown level '" + text + "' (fp16, q8, fp8, q4)");
   return *p;
 }
 
@@ -93,7 +89,8 @@ void set_engine_option(engine_options& o, const option_spec& spec, const json& v
     case option_kind::choice:
     case option_kind::text: value = as_string(v, path); break;
   }
-  if (auto why = check_option_value(spec, value)) fail(path, why->substr(why->find(": ") + 2));
+  if (auto why = check_option_value(spec, value))
+    fail_field(path, why->substr(why->find(": ") + 2));
   spec.set(o, value);
 }
 
@@ -111,27 +108,31 @@ engine_options tour_defaults() {
 
 engine_options parse_engine(const json& j) {
   engine_options o = tour_defaults();
-  if (!j.is_object()) fail("engine", std::string("expected an object, got ") + j.type_name());
+  if (!j.is_object()) fail_field("engine", std::string("expected an object, got ") + j.type_name());
   std::optional<std::uint64_t> frames;
   for (const auto& [key, value] : j.items()) {
     const std::string path = child("engine", key);
     if (key == "budget_frames") {
       frames = as_count(value, path, 1u << 20);
-      if (*frames == 0) fail(path, "at least 1");
+      if (*frames == 0) fail_field(path, "at least 1");
       continue;
     }
     const auto* spec = find_option(key);
     if (!spec || !(spec->places & in_session) || spec->key != key) {
-      fail(path, "unknown key (budget_frames, or a session option such as block_size, tail_tokens, payload)");
+      fail_field(path,
+                 "unknown key (budget_frames, or a session option such as block_size, tail_tokens, "
+                 "payload)");
     }
     set_engine_option(o, *spec, value, path);
   }
   if (frames) {
-    if (j.contains("budget_bytes")) fail("engine.budget_frames", "give budget_frames or budget_bytes, not both");
+    if (j.contains("budget_bytes"))
+      fail_field("engine.budget_frames", "give budget_frames or budget_bytes, not both");
     const auto shape = find_model_shape(o.model);
-    if (!shape) fail("engine.model", "unknown model '" + o.model + "'");
+    if (!shape) fail_field("engine.model", "unknown model '" + o.model + "'");
     if (__builtin_mul_overflow(*frames, shape->frame_bytes(o.block_size), &o.budget_bytes)) {
-      fail("engine.budget_frames", "the pool's bytes do not fit in 64 bits for model '" + o.model + "'");
+      fail_field("engine.budget_frames",
+                 "the pool's bytes do not fit in 64 bits for model '" + o.model + "'");
     }
   }
   return o;
@@ -148,7 +149,7 @@ policy_config parse_policy(const json& j) {
   }
   if (j.contains("min_level")) p.min_level = as_level(j.at("min_level"), "policy.min_level");
   if (j.contains("max_level")) p.max_level = as_level(j.at("max_level"), "policy.max_level");
-  if (auto why = validate(p)) fail("policy", *why);
+  if (auto why = validate(p)) fail_field("policy", *why);
   return p;
 }
 
@@ -159,11 +160,11 @@ request parse_request(const json& j, const std::string& path, std::uint64_t id, 
   if (j.contains("name")) r.label = as_string(j.at("name"), child(path, "name"));
   if (j.contains("arrival_s")) {
     r.arrival_s = as_number(j.at("arrival_s"), child(path, "arrival_s"));
-    if (r.arrival_s < 0) fail(child(path, "arrival_s"), "must not be negative");
+    if (r.arrival_s < 0) fail_field(child(path, "arrival_s"), "must not be negative");
   }
-  if (!j.contains("prompt_tokens")) fail(child(path, "prompt_tokens"), "missing");
+  if (!j.contains("prompt_tokens")) fail_field(child(path, "prompt_tokens"), "missing");
   r.prompt_tokens = static_cast<std::uint32_t>(as_count(j.at("prompt_tokens"), child(path, "prompt_tokens"), 1u << 24));
-  if (r.prompt_tokens == 0) fail(child(path, "prompt_tokens"), "at least 1");
+  if (r.prompt_tokens == 0) fail_field(child(path, "prompt_tokens"), "at least 1");
   if (j.contains("output_tokens")) {
     r.output_tokens = static_cast<std::uint32_t>(as_count(j.at("output_tokens"), child(path, "output_tokens"), 1u << 24));
   }
@@ -181,7 +182,7 @@ request parse_request(const json& j, const std::string& path, std::uint64_t id, 
 void check_request_name(const std::string& name, const std::vector<request>& requests, const std::string& path) {
   bool known = requests.empty();  // a generated load: any id may come
   for (const request& r : requests) known = known || request_name(r) == name;
-  if (!known) fail(path, "no request named '" + name + "'");
+  if (!known) fail_field(path, "no request named '" + name + "'");
 }
 
 tour_test parse_test(std::string_view key, const json& value, const std::string& path) {
@@ -209,8 +210,10 @@ tour_test parse_test(std::string_view key, const json& value, const std::string&
   }
   const tour_quantity* q = find_tour_quantity(name);
   if (!q || !q->value) {
-    fail(path, "unknown condition (a quantity such as preemptions, prefix_hits, free_frames, "
-               "q4_blocks, optionally new_... or ..._at_most; level; request_running; see docs/tour.md)");
+    fail_field(
+        path,
+        "unknown condition (a quantity such as preemptions, prefix_hits, free_frames, "
+        "q4_blocks, optionally new_... or ..._at_most; level; request_running; see docs/tour.md)");
   }
   t.name = name;
   t.value = as_number(value, path);
@@ -218,7 +221,7 @@ tour_test parse_test(std::string_view key, const json& value, const std::string&
 }
 
 tour_condition parse_condition(const json& j, const std::string& path, const std::vector<request>& requests) {
-  if (!j.is_object()) fail(path, std::string("expected an object, got ") + j.type_name());
+  if (!j.is_object()) fail_field(path, std::string("expected an object, got ") + j.type_name());
   tour_condition c;
   for (const auto& [key, value] : j.items()) {
     if (key == "max_steps") {
@@ -228,7 +231,7 @@ tour_condition parse_condition(const json& j, const std::string& path, const std
       if (!c.tests.back().request.empty()) check_request_name(c.tests.back().request, requests, child(path, key));
     }
   }
-  if (c.tests.empty()) fail(path, "no condition to wait for");
+  if (c.tests.empty()) fail_field(path, "no condition to wait for");
   return c;
 }
 
@@ -269,11 +272,12 @@ tour_step parse_step(const json& j, const std::string& path, const std::vector<r
   tour_step s;
   s.title = j.contains("title") ? as_string(j.at("title"), child(path, "title"))
                                 : "Step " + std::to_string(index + 1);
-  if (!j.contains("narration")) fail(child(path, "narration"), "missing");
+  if (!j.contains("narration")) fail_field(child(path, "narration"), "missing");
   s.narration = as_string(j.at("narration"), child(path, "narration"));
-  if (s.narration.empty()) fail(child(path, "narration"), "empty");
+  if (s.narration.empty()) fail_field(child(path, "narration"), "empty");
   if (j.contains("steps") == j.contains("until")) {
-    fail(path, "give exactly one of \"steps\" (engine steps to run) and \"until\" (a condition)");
+    fail_field(path,
+               "give exactly one of \"steps\" (engine steps to run) and \"until\" (a condition)");
   }
   if (j.contains("steps")) s.steps = as_count(j.at("steps"), child(path, "steps"), 1u << 24);
   if (j.contains("until")) s.until = parse_condition(j.at("until"), child(path, "until"), requests);
@@ -285,7 +289,8 @@ tour_step parse_step(const json& j, const std::string& path, const std::vector<r
       std::string name = as_string(list[i], item(p, i));
       const std::string_view base = std::string_view(name).starts_with("new_") ? std::string_view(name).substr(4) : name;
       const tour_quantity* q = find_tour_quantity(base);
-      if (!q || (base != name && !q->value)) fail(item(p, i), "unknown quantity '" + name + "' (see docs/tour.md)");
+      if (!q || (base != name && !q->value))
+        fail_field(item(p, i), "unknown quantity '" + name + "' (see docs/tour.md)");
       s.show.push_back(std::move(name));
     }
   }
@@ -295,36 +300,40 @@ tour_step parse_step(const json& j, const std::string& path, const std::vector<r
 tour_script parse(const json& j) {
   only_keys(j, "", {"kvscope_tour", "title", "engine", "policy", "requests", "load", "steps"});
   if (j.contains("kvscope_tour") && as_count(j.at("kvscope_tour"), "kvscope_tour") != tour_format_version) {
-    fail("kvscope_tour", "expected version " + std::to_string(tour_format_version));
+    fail_field("kvscope_tour", "expected version " + std::to_string(tour_format_version));
   }
   tour_script t;
   if (j.contains("title")) t.title = as_string(j.at("title"), "title");
   t.options = j.contains("engine") ? parse_engine(j.at("engine")) : tour_defaults();
   if (j.contains("policy")) t.options.policy = parse_policy(j.at("policy"));
-  if (auto why = validate(t.options)) fail("engine", *why);
+  if (auto why = validate(t.options)) fail_field("engine", *why);
   if (j.contains("requests") == j.contains("load")) {
-    fail("requests", "give exactly one of \"requests\" (a list) and \"load\" (a gen: spec)");
+    fail_field("requests", "give exactly one of \"requests\" (a list) and \"load\" (a gen: spec)");
   }
   if (j.contains("load")) {
     t.load_spec = as_string(j.at("load"), "load");
-    if (!t.load_spec.starts_with("gen:")) fail("load", "expected a \"gen:...\" spec (docs/load-formats.md)");
+    if (!t.load_spec.starts_with("gen:"))
+      fail_field("load", "expected a \"gen:...\" spec (docs/load-formats.md)");
   } else {
     const json& list = as_array(j.at("requests"), "requests");
-    if (list.empty()) fail("requests", "empty");
+    if (list.empty()) fail_field("requests", "empty");
     for (std::size_t i = 0; i < list.size(); ++i) {
       request r = parse_request(list[i], item("requests", i), i, t.options.block_size);
       if (i > 0 && r.arrival_s < t.requests.back().arrival_s) {
-        fail(item("requests", i) + ".arrival_s", "earlier than the request before it (list them in arrival order)");
+        fail_field(item("requests", i) + ".arrival_s",
+                   "earlier than the request before it (list them in arrival order)");
       }
       for (const request& other : t.requests) {
-        if (request_name(other) == request_name(r)) fail(item("requests", i) + ".name", "a second request named '" + request_name(r) + "'");
+        if (request_name(other) == request_name(r))
+          fail_field(item("requests", i) + ".name",
+                     "a second request named '" + request_name(r) + "'");
       }
       t.requests.push_back(std::move(r));
     }
   }
-  if (!j.contains("steps")) fail("steps", "missing");
+  if (!j.contains("steps")) fail_field("steps", "missing");
   const json& steps = as_array(j.at("steps"), "steps");
-  if (steps.empty()) fail("steps", "empty");
+  if (steps.empty()) fail_field("steps", "empty");
   for (std::size_t i = 0; i < steps.size(); ++i) {
     t.steps.push_back(parse_step(steps[i], item("steps", i), t.requests, i));
   }
@@ -343,21 +352,20 @@ expected<tour_script, std::string> parse_tour_script(std::string_view text, std:
     return unexpected{std::string(source) + ": invalid JSON: " + e.what()};
   }
   try {
-    tour_script t = parse(j);
-    t.source = std::string(source);
-    if (!t.load_spec.empty()) (void)open_load(t.load_spec, load_format::automatic, read_options{});
-    return t;
-  } catch (const field_error& e) {
-    return unexpected{std::string(source) + ": " + e.what()};
+    return detail::with_source(source, [&] {
+      tour_script t = parse(j);
+      t.source = std::string(source);
+      if (!t.load_spec.empty())
+        (void)open_load(t.load_spec, load_format::automatic, read_options{});
+      return t;
+    });
   } catch (const std::exception& e) {  // a gen: spec the generator refuses
     return unexpected{std::string(source) + ": load: " + e.what()};
   }
 }
 
 expected<tour_script, std::string> read_tour_script(const std::filesystem::path& path) {
-  auto text = read_text_file(path);
-  if (!text) return unexpected{text.error()};
-  return parse_tour_script(*text, path.string());
+  return detail::read_and_parse(path, parse_tour_script);
 }
 
 tour_script builtin_tour() {

@@ -207,7 +207,7 @@ TEST(TourBinary, ExportsSlidesAndRefusesABadScript) {
   test::write_text(bad, R"({"requests": [{"prompt_tokens": 8}], "steps": [{"steps": 1, "narration": ["no"]}]})");
   const auto refused = test::run_process({KVSCOPE_GUI_PATH, "--tour", bad, "--export-pdf", dir.file("x.pdf")});
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_NE(refused.err.find(bad + ": steps[0].narration: expected a string, got array"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find(bad + ": field 'steps[0].narration': expected a string, got array"), std::string::npos) << refused.err;
 
   const auto step = test::run_process({KVSCOPE_GUI_PATH, "--tour", "--tour-step", "14", "--export-pdf", pdf});
   EXPECT_EQ(step.exit_code, 2);

@@ -37,7 +37,8 @@ TEST(CliTour, ABadScriptExitsTwoNamingTheStepAndField) {
   write_text(path, R"({"requests": [{"prompt_tokens": 8}], "steps": [{"steps": 1, "narration": 42}]})");
   const auto r = run_process({cli_path(), "tour", "--script", path});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "kvscope-cli: " + path + ": steps[0].narration: expected a string, got number\n");
+  EXPECT_EQ(r.err, "kvscope-cli: " + path +
+                       ": field 'steps[0].narration': expected a string, got number\n");
   EXPECT_EQ(r.out, "");
 
   const auto missing = run_process({cli_path(), "tour", "--script", dir.file("nope.json")});

@@ -6,14 +6,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "tour/tour_run.hpp"
 #include "tour/tour_script.hpp"
 #include "tour/tour_text.hpp"
+#include "temp_dir.hpp"
 
 namespace kvscope {
 namespace {
@@ -279,31 +278,39 @@ std::string parse_error(const std::string& text) {
 
 TEST(TourScript, ErrorsNameTheStepAndTheField) {
   EXPECT_EQ(parse_error(script_with_steps(R"([{"steps": 1, "narration": 7}])")),
-            "tour.json: steps[0].narration: expected a string, got number");
+            "tour.json: field 'steps[0].narration': expected a string, got number");
   EXPECT_EQ(parse_error(script_with_steps(R"([{"steps": 1, "narration": "a"}, {"steps": 1}])")),
-            "tour.json: steps[1].narration: missing");
+            "tour.json: field 'steps[1].narration': missing");
   EXPECT_EQ(parse_error(script_with_steps(R"([{"steps": 1, "narration": "a", "colour": "red"}])")),
-            "tour.json: steps[0].colour: unknown key");
+            "tour.json: field 'steps[0].colour': unknown key");
   EXPECT_EQ(parse_error(script_with_steps(R"([{"until": {"level": "q5"}, "narration": "a"}])")),
-            "tour.json: steps[0].until.level: unknown level 'q5' (fp16, q8, fp8, q4)");
+            "tour.json: field 'steps[0].until.level': unknown level 'q5' (fp16, q8, fp8, q4)");
   EXPECT_NE(parse_error(script_with_steps(R"([{"until": {"preemption": 1}, "narration": "a"}])"))
-                .find("tour.json: steps[0].until.preemption: unknown condition"),
+                .find("tour.json: field 'steps[0].until.preemption': unknown condition"),
             std::string::npos);
-  EXPECT_EQ(parse_error(script_with_steps(R"([{"steps": 1, "until": {"finished": 1}, "narration": "a"}])")),
-            "tour.json: steps[0]: give exactly one of \"steps\" (engine steps to run) and \"until\" (a condition)");
-  EXPECT_EQ(parse_error(script_with_steps(R"([{"steps": 1, "narration": "a", "highlight": {"requests": ["Z"]}}])")),
-            "tour.json: steps[0].highlight.requests[0]: no request named 'Z'");
-  EXPECT_EQ(parse_error(script_with_steps(R"([{"steps": 1, "narration": "a", "show": ["colours"]}])")),
-            "tour.json: steps[0].show[0]: unknown quantity 'colours' (see docs/tour.md)");
-  EXPECT_EQ(parse_error(script_with_steps("[]")), "tour.json: steps: empty");
+  EXPECT_EQ(parse_error(
+                script_with_steps(R"([{"steps": 1, "until": {"finished": 1}, "narration": "a"}])")),
+            "tour.json: field 'steps[0]': give exactly one of \"steps\" (engine steps to run) and "
+            "\"until\" (a condition)");
+  EXPECT_EQ(parse_error(script_with_steps(
+                R"([{"steps": 1, "narration": "a", "highlight": {"requests": ["Z"]}}])")),
+            "tour.json: field 'steps[0].highlight.requests[0]': no request named 'Z'");
+  EXPECT_EQ(
+      parse_error(script_with_steps(R"([{"steps": 1, "narration": "a", "show": ["colours"]}])")),
+      "tour.json: field 'steps[0].show[0]': unknown quantity 'colours' (see docs/tour.md)");
+  EXPECT_EQ(parse_error(script_with_steps("[]")), "tour.json: field 'steps': empty");
   EXPECT_EQ(parse_error(R"({"steps": [{"steps": 1, "narration": "a"}]})"),
-            "tour.json: requests: give exactly one of \"requests\" (a list) and \"load\" (a gen: spec)");
+            "tour.json: field 'requests': give exactly one of \"requests\" (a list) and \"load\" "
+            "(a gen: spec)");
   EXPECT_EQ(parse_error(R"({"engine": {"budget_frames": 0}, "load": "gen:count=3", "steps": []})"),
-            "tour.json: engine.budget_frames: at least 1");
-  EXPECT_EQ(parse_error(R"({"engine": {"block_sise": 4}, "load": "gen:count=3", "steps": []})").substr(0, 39),
-            "tour.json: engine.block_sise: unknown k");
-  EXPECT_EQ(parse_error(R"({"policy": {"q8_threshold": 0.9, "q4_threshold": 0.5}, "load": "gen:count=3", "steps": []})"),
-            "tour.json: policy: q4_threshold must be >= q8_threshold");
+            "tour.json: field 'engine.budget_frames': at least 1");
+  EXPECT_EQ(parse_error(R"({"engine": {"block_sise": 4}, "load": "gen:count=3", "steps": []})")
+                .substr(0, 47),
+            "tour.json: field 'engine.block_sise': unknown k");
+  EXPECT_EQ(
+      parse_error(
+          R"({"policy": {"q8_threshold": 0.9, "q4_threshold": 0.5}, "load": "gen:count=3", "steps": []})"),
+      "tour.json: field 'policy': q4_threshold must be >= q8_threshold");
   EXPECT_NE(parse_error("{").find("tour.json: invalid JSON"), std::string::npos);
 }
 
@@ -352,10 +359,7 @@ TEST(TourScript, TheBuiltInScriptReadsBackAsTheSameScript) {
 }
 
 TEST(TourScript, TheExampleInTheDocsRuns) {
-  std::ifstream in(std::string(KVSCOPE_DOCS_DIR) + "/tour.md");
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string doc = text.str();
+  const std::string doc = test::read_text(std::string(KVSCOPE_DOCS_DIR) + "/tour.md");
   const auto begin = doc.find("```json\n");
   ASSERT_NE(begin, std::string::npos);
   const auto end = doc.find("```", begin + 8);

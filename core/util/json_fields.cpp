@@ -1,4 +1,4 @@
-#include "model/json_fields.hpp"
+#include "util/json_fields.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -16,13 +16,20 @@ std::string describe(const nlohmann::json& value) {
 
 }  // namespace
 
-std::string field_error(std::string_view source, std::string_view field, std::string_view what) {
-  std::string out(source);
-  out += ": field '";
+std::string field_text(std::string_view field, std::string_view what) {
+  std::string out = "field '";
   out += field;
   out += "': ";
   out += what;
   return out;
+}
+
+std::string field_error(std::string_view source, std::string_view field, std::string_view what) {
+  return std::string(source) + ": " + field_text(field, what);
+}
+
+void fail_field(std::string_view field, std::string_view what) {
+  throw bad_field(field_text(field, what));
 }
 
 expected<nlohmann::json, std::string> parse_json_object(std::string_view text,
@@ -87,7 +94,6 @@ expected<double, std::string> read_number(const nlohmann::json& value, std::stri
   return unexpected{
       field_error(source, field, "expected " + std::string(range) + ", " + describe(value))};
 }
-
 
 bool names_json_file(std::string_view name_or_path) noexcept {
   return name_or_path.size() > 5 && name_or_path.ends_with(".json");

@@ -1,11 +1,15 @@
 #pragma once
-// Reading config fields out of a JSON object with errors that name the file and the field
-// (internal to model/: only its .cpp files include it, nlohmann_json stays private to core).
+// Reading fields out of JSON files with errors that name the file and the field, in one style:
+// "SOURCE: field 'a.b': WHY". Every reader of a JSON file in core uses it (internal to core:
+// only core's .cpp files include it, so nlohmann_json stays private to core).
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +18,41 @@
 
 namespace kvscope::detail {
 
+// "field 'FIELD': WHAT": the one spelling of a problem at a field ("a.b", "steps[2].until").
+std::string field_text(std::string_view field, std::string_view what);
+
 // "SOURCE: field 'FIELD': WHAT"
 std::string field_error(std::string_view source, std::string_view field, std::string_view what);
+
+// A problem found while parsing, thrown from deep in a reader and given its source by
+// with_source: a field_text, or a whole sentence when no one field is to blame.
+struct bad_field : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws bad_field(field_text(field, what)).
+[[noreturn]] void fail_field(std::string_view field, std::string_view what);
+
+// What `parse()` returns, or "SOURCE: " + the message of the bad_field it threw.
+template <class Parse>
+auto with_source(std::string_view source, Parse&& parse)
+    -> expected<std::invoke_result_t<Parse>, std::string> {
+  try {
+    return std::forward<Parse>(parse)();
+  } catch (const bad_field& e) {
+    return unexpected{std::string(source) + ": " + e.what()};
+  }
+}
+
+// The file at `path` parsed by `parse(text, source)` with the path as its source, or the
+// read's own error ("PATH: cannot open file", ...).
+template <class Parse>
+auto read_and_parse(const std::filesystem::path& path, Parse&& parse)
+    -> std::invoke_result_t<Parse, std::string_view, std::string_view> {
+  auto text = read_text_file(path);
+  if (!text) return unexpected{text.error()};
+  return std::forward<Parse>(parse)(*text, path.string());
+}
 
 // The whole text as one JSON object; "SOURCE: invalid JSON at line L, column C: ..." or
 // "SOURCE: expected a JSON object, got array" otherwise.
@@ -40,7 +77,6 @@ expected<std::string, std::string> read_string(const nlohmann::json& value, std:
 expected<double, std::string> read_number(const nlohmann::json& value, std::string_view source,
                                           std::string_view field, double low, double high,
                                           std::string_view range);
-
 
 // True when `name_or_path` names a file rather than a built-in: it ends in ".json".
 bool names_json_file(std::string_view name_or_path) noexcept;

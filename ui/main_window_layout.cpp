@@ -87,11 +87,13 @@ void MainWindow::buildDocks() {
   memoryPlot_->setHistory(&bridge_->history());
   latencyPanel_ = new LatencyPanel;
   latencyPanel_->setHistory(&bridge_->history());
+  // The side column's four tabs share about 360 pixels on a 1366-pixel screen: one-word names
+  // stay whole there (each tab's tooltip is its name too).
   auto* run = dock(tr("Run"), "runDock", runPanel_, Qt::RightDockWidgetArea, true);
   auto* policy = dock(tr("Policy (applies live)"), "policyDock", policyPanel_, Qt::RightDockWidgetArea, true);
-  auto* stats = dock(tr("Statistics"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
-  auto* table = dock(tr("Block table"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
-  auto* load = dock(tr("Load and engine"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
+  auto* stats = dock(tr("Stats"), "statsDock", statsPanel_, Qt::RightDockWidgetArea, true);
+  auto* table = dock(tr("Blocks"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
+  auto* load = dock(tr("Setup"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
   buildControllers();
   auto* compare = dock(tr("Compare"), "compareDock", comparePanel(), Qt::RightDockWidgetArea, false);
   // The run list is a wide table: beside the plots, not in the narrow column.
@@ -179,9 +181,11 @@ void MainWindow::placeDocks() {
 }
 
 void MainWindow::fitTo(const QRect& available) {
-  // Room for a title bar and borders, which are not known before the window is shown.
+  // Room for a title bar and borders, which are not known before the window is shown. The
+  // first start takes the whole screen: on 1920×1080 a 1600×1000 window left the column's
+  // tabs with empty space under them and the plots smaller than they need be.
   const QSize frame(8, 32);
-  const QSize size = QSize(1600, 1000).boundedTo(available.size() - frame).expandedTo(minimumSizeHint());
+  const QSize size = (available.size() - frame).expandedTo(minimumSizeHint());
   resize(size);
   move(available.left() + std::max(0, (available.width() - size.width() - frame.width()) / 2),
        available.top() + std::max(0, (available.height() - size.height() - frame.height()) / 2));

@@ -161,7 +161,7 @@ void MainWindow::buildHelpMenu() {
            "hold real K/V bytes that are really quantized; the error table is measured on them. "
            "The built-in demo is a generated load on a tiny model in 16 MiB whose pressure climbs "
            "through both thresholds and falls back within the first minute. Open a trace (Ctrl+O) "
-           "or change the load in the <b>Load and engine</b> panel.</p>"));
+           "or change the load in the <b>Setup</b> panel.</p>"));
   });
   help->addAction(tr("&Guided tour of the KV cache"), this, [this] { openTour(); })
       ->setToolTip(tr("Thirteen steps through a paged KV cache: blocks, sharing, compression, "

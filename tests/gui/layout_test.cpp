@@ -11,6 +11,8 @@
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QSettings>
+#include <QStyle>
+#include <QTabBar>
 #include <QTableView>
 #include <QTest>
 
@@ -124,6 +126,32 @@ TEST_F(LaptopLayout, TheFrameFitsAndEveryControlOfEveryTabIsReachable) {
     EXPECT_GE(plot->height(), name == std::string("latencyPlot") ? 160 : 70) << name;
     EXPECT_GE(plot->width(), 180) << name;
   }
+}
+
+// The docks' tab names are whole at 1366 pixels ("Statist…" and "Block ta…" were not): each
+// tab is as wide as its text and the style's padding, and inside its bar.
+TEST_F(LaptopLayout, EveryTabNameIsWhole) {
+  int tabs = 0;
+  for (const QTabBar* bar : window->findChildren<QTabBar*>()) {
+    if (!bar->isVisible()) continue;
+    const int padding = bar->style()->pixelMetric(QStyle::PM_TabBarTabHSpace, nullptr, bar);
+    for (int i = 0; i < bar->count(); ++i, ++tabs) {
+      const QString text = bar->tabText(i);
+      const int needed = bar->fontMetrics().horizontalAdvance(text) + padding;
+      EXPECT_GE(bar->tabRect(i).width(), needed) << text.toStdString() << " is cut";
+      EXPECT_TRUE(bar->rect().contains(bar->tabRect(i))) << text.toStdString() << " is scrolled away";
+    }
+  }
+  EXPECT_GE(tabs, 8);  // the side column's four and the plots' four
+}
+
+// On a large screen the first start takes the screen, not a 1600×1000 window in it.
+TEST(WindowGeometry, TheFirstStartTakesTheScreen) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  window->fitTo(QRect(0, 0, 1920, 1080));
+  EXPECT_GE(window->width(), 1900);
+  EXPECT_GE(window->height(), 1040);
 }
 
 TEST_F(LaptopLayout, TheBlockTableShowsAtLeastTwelveRows) {

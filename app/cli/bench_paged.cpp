@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,94 @@ std::uint64_t budget_for(const paged_options& opt, precision tier, const model_s
   return (frames + scale_frames) * frame;
 }
 
+// `seqs` sequences of `tokens` tokens, every block at `tier`; nothing when the pool runs out.
+std::optional<std::vector<sequence_id>> fill_pool(paged_cache& cache, const paged_options& opt, precision tier) {
+  std::vector<sequence_id> ids;
+  const std::uint32_t blocks = (opt.tokens + opt.block_size - 1) / opt.block_size;
+  for (std::uint32_t s = 0; s < opt.seqs; ++s) {
+    const sequence_id id = cache.create_sequence();
+    ids.push_back(id);
+    for (std::uint32_t b = 0; b < blocks; ++b) {
+      if (!cache.append_block(id, tier)) return std::nullopt;
+    }
+  }
+  return ids;
+}
+
+// A small ring of inputs that stays in cache: the timing is the cache's, not the generator's.
+class input_ring {
+ public:
+  explicit input_ring(const model_shape& shape) : hv_(shape.head_values()), values_(size * 2 * hv_) {
+    const synthetic_kv data{.seed = 11};
+    for (std::size_t i = 0; i < size; ++i) {
+      data.fill(kv_part::key, shape, 0, static_cast<std::uint32_t>(i), 0, {&values_[2 * i * hv_], hv_});
+      data.fill(kv_part::value, shape, 0, static_cast<std::uint32_t>(i), 0, {&values_[(2 * i + 1) * hv_], hv_});
+    }
+  }
+  // The K (part 0) or V (part 1) written at (pos, layer).
+  std::span<const float> at(std::uint32_t pos, std::uint32_t layer, int part) const {
+    return {&values_[(2 * ((pos + layer) % size) + part) * hv_], hv_};
+  }
+
+ private:
+  static constexpr std::size_t size = 16;
+  std::size_t hv_;
+  std::vector<float> values_;
+};
+
+// Calls `f(id, pos, layer)` for every slot, in the order the timed passes visit them.
+template <class F>
+void for_each_slot(const std::vector<sequence_id>& ids, const paged_options& opt, F&& f) {
+  for (const sequence_id id : ids) {
+    for (std::uint32_t pos = 0; pos < opt.tokens; ++pos) {
+      for (std::uint32_t layer = 0; layer < opt.layers; ++layer) f(id, pos, layer);
+    }
+  }
+}
+
+// The physical floor of a read pass: streaming the same number of bytes (payload and scales)
+// from a buffer as large, so from the same level of the memory hierarchy. Reading cannot
+// beat it, so a read_slot_ns close to it is bound by memory bandwidth, not by the cache's code.
+double read_floor_ns(const paged_options& opt, precision tier, std::size_t head_values, double slot_count) {
+  const std::size_t groups_per_slot = 2 * head_values / group_size;
+  const std::size_t bytes_per_slot =
+      groups_per_slot * (payload_bytes_per_group(tier) + scale_bytes_per_group(tier));
+  std::vector<std::uint64_t> stream(static_cast<std::size_t>(slot_count) * bytes_per_slot / 8, 1);
+  volatile std::uint64_t sink = 0;  // the loads' result goes somewhere, so they stay
+  return best_of_ns(opt.repeats, [&] {
+    std::uint64_t a = 0, b = 0, c = 0, d = 0;
+    for (std::size_t i = 0; i + 4 <= stream.size(); i += 4) {
+      a ^= stream[i];
+      b ^= stream[i + 1];
+      c ^= stream[i + 2];
+      d ^= stream[i + 3];
+    }
+    sink = a ^ b ^ c ^ d;
+  });
+}
+
+// Untimed check that every slot reads back what was written: the relative RMSE over all of
+// them, or NaN when a read failed.
+double read_back_error(paged_cache& cache, const std::vector<sequence_id>& ids, const paged_options& opt,
+                       const input_ring& inputs, std::size_t head_values) {
+  std::vector<float> k_out(head_values), v_out(head_values);
+  double err = 0, ref = 0;
+  bool failed = false;
+  for_each_slot(ids, opt, [&](sequence_id id, std::uint32_t pos, std::uint32_t layer) {
+    failed |= !cache.read(id, layer, pos, k_out, v_out);
+    for (int part = 0; part < 2; ++part) {
+      const auto in = inputs.at(pos, layer, part);
+      const auto& out = part == 0 ? k_out : v_out;
+      for (std::size_t i = 0; i < head_values; ++i) {
+        const double d = out[i] - in[i];
+        err += d * d;
+        ref += double{in[i]} * in[i];
+      }
+    }
+  });
+  return failed ? NAN : std::sqrt(err / ref);
+}
+
 int run_paged(const paged_options& opt) {
   const precision tier = *parse_precision(opt.precision_tag);  // CLI11 checked it
   const model_shape shape{opt.layers, opt.kv_heads, opt.head_dim};
@@ -51,93 +141,29 @@ int run_paged(const paged_options& opt) {
     return exit_bad_input;
   }
   paged_cache cache(config);
-  std::vector<sequence_id> ids;
-  for (std::uint32_t s = 0; s < opt.seqs; ++s) {
-    const sequence_id id = cache.create_sequence();
-    ids.push_back(id);
-    const std::uint32_t blocks = (opt.tokens + opt.block_size - 1) / opt.block_size;
-    for (std::uint32_t b = 0; b < blocks; ++b) {
-      if (!cache.append_block(id, tier)) {
-        print_error("bench paged: the pool ran out of memory while sizing");
-        return exit_runtime_failure;
-      }
-    }
+  const auto ids = fill_pool(cache, opt, tier);
+  if (!ids) {
+    print_error("bench paged: the pool ran out of memory while sizing");
+    return exit_runtime_failure;
   }
-
-  // A small ring of inputs that stays in cache: the timing is the cache's, not the generator's.
-  constexpr std::size_t ring = 16;
+  const input_ring inputs(shape);
   const std::size_t hv = shape.head_values();
-  const synthetic_kv data{.seed = 11};
-  std::vector<float> inputs(ring * 2 * hv);
-  for (std::size_t i = 0; i < ring; ++i) {
-    data.fill(kv_part::key, shape, 0, static_cast<std::uint32_t>(i), 0, {&inputs[2 * i * hv], hv});
-    data.fill(kv_part::value, shape, 0, static_cast<std::uint32_t>(i), 0, {&inputs[(2 * i + 1) * hv], hv});
-  }
-  const auto input = [&](std::uint32_t pos, std::uint32_t layer, int part) {
-    return std::span<const float>(&inputs[(2 * ((pos + layer) % ring) + part) * hv], hv);
-  };
   std::vector<float> k_out(hv), v_out(hv);
   bool failed = false;
-
   const double write_ns = best_of_ns(opt.repeats, [&] {
-    for (const sequence_id id : ids) {
-      for (std::uint32_t pos = 0; pos < opt.tokens; ++pos) {
-        for (std::uint32_t layer = 0; layer < opt.layers; ++layer) {
-          failed |= !cache.write(id, layer, pos, input(pos, layer, 0), input(pos, layer, 1));
-        }
-      }
-    }
+    for_each_slot(*ids, opt, [&](sequence_id id, std::uint32_t pos, std::uint32_t layer) {
+      failed |= !cache.write(id, layer, pos, inputs.at(pos, layer, 0), inputs.at(pos, layer, 1));
+    });
   });
   const double read_ns = best_of_ns(opt.repeats, [&] {
-    for (const sequence_id id : ids) {
-      for (std::uint32_t pos = 0; pos < opt.tokens; ++pos) {
-        for (std::uint32_t layer = 0; layer < opt.layers; ++layer) {
-          failed |= !cache.read(id, layer, pos, k_out, v_out);
-        }
-      }
-    }
+    for_each_slot(*ids, opt, [&](sequence_id id, std::uint32_t pos, std::uint32_t layer) {
+      failed |= !cache.read(id, layer, pos, k_out, v_out);
+    });
   });
-
-  // The physical floor of a read pass: streaming the same number of bytes (payload and scales)
-  // from a buffer as large, so from the same level of the memory hierarchy. Reading cannot
-  // beat it, so a read_slot_ns close to it is bound by memory bandwidth, not by the cache's code.
-  const std::size_t groups_per_slot = 2 * hv / group_size;
-  const std::size_t bytes_per_slot =
-      groups_per_slot * (payload_bytes_per_group(tier) + scale_bytes_per_group(tier));
   const double slot_count = static_cast<double>(opt.seqs) * opt.tokens * opt.layers;
-  std::vector<std::uint64_t> stream(static_cast<std::size_t>(slot_count) * bytes_per_slot / 8, 1);
-  volatile std::uint64_t sink = 0;  // the loads' result goes somewhere, so they stay
-  const double floor_ns = best_of_ns(opt.repeats, [&] {
-    std::uint64_t a = 0, b = 0, c = 0, d = 0;
-    for (std::size_t i = 0; i + 4 <= stream.size(); i += 4) {
-      a ^= stream[i];
-      b ^= stream[i + 1];
-      c ^= stream[i + 2];
-      d ^= stream[i + 3];
-    }
-    sink = a ^ b ^ c ^ d;
-  });
+  const double floor_ns = read_floor_ns(opt, tier, hv, slot_count);
 
-  // Untimed check that every slot reads back what was written, within the tier's error.
-  double err = 0, ref = 0, worst = 0;
-  for (const sequence_id id : ids) {
-    for (std::uint32_t pos = 0; pos < opt.tokens; ++pos) {
-      for (std::uint32_t layer = 0; layer < opt.layers; ++layer) {
-        failed |= !cache.read(id, layer, pos, k_out, v_out);
-        for (int part = 0; part < 2; ++part) {
-          const auto in = input(pos, layer, part);
-          const auto& out = part == 0 ? k_out : v_out;
-          for (std::size_t i = 0; i < hv; ++i) {
-            const double d = out[i] - in[i];
-            err += d * d;
-            ref += double{in[i]} * in[i];
-            worst = std::max(worst, std::abs(d));
-          }
-        }
-      }
-    }
-  }
-  const double rel_rmse = std::sqrt(err / ref);
+  const double rel_rmse = read_back_error(cache, *ids, opt, inputs, hv);
   const double bound = tier == precision::fp16 ? 1e-3 : tier == precision::q4 ? 0.2 : 0.1;
   if (failed || !(rel_rmse <= bound)) {
     print_error("bench paged: data read back does not match what was written (rel RMSE " +

@@ -129,6 +129,74 @@ const kernel_set* pick_kernels(const std::string& name) {
   return &best_kernels();
 }
 
+// One level's kernels over `source` (whole groups): quantize into `payload` and `scales`,
+// dequantize in L1-sized chunks, and the round trip's error against the fp16 source.
+kernel_result time_level(const kernel_set& kernels, precision p, const std::vector<fp16_bits>& source,
+                         std::vector<std::uint8_t>& payload, std::vector<fp16_bits>& scales, int repeats) {
+  const std::size_t elements = source.size();
+  const std::size_t groups = elements / group_size;
+  const auto per_elem = [&](double ns) { return ns / static_cast<double>(elements); };
+  constexpr std::size_t chunk = 128;  // groups: 16 KiB of floats, stays in L1
+  std::vector<float> scratch(chunk * group_size);
+  kernel_result r{std::string(tag(p))};
+  const auto quantize = kernels.quantize[ordinal(p)];
+  const auto dequantize = kernels.dequantize[ordinal(p)];
+  const std::size_t pg = payload_bytes_per_group(p);
+  const std::size_t sg = scale_halves_per_group(p);
+  r.quantize_ns = per_elem(best_of_ns(repeats, [&] {
+    quantize(source.data(), groups, payload.data(), scales.data());
+  }));
+  volatile float sink = 0;
+  r.dequantize_ns = per_elem(best_of_ns(repeats, [&] {
+    for (std::size_t g = 0; g < groups; g += chunk) {
+      dequantize(payload.data() + g * pg, scales.data() + g * sg, std::min(chunk, groups - g),
+                 scratch.data());
+    }
+    sink = sink + scratch[0];
+  }));
+  double err = 0, ref = 0;  // untimed: error of the round trip vs the fp16 source
+  for (std::size_t g = 0; g < groups; g += chunk) {
+    const std::size_t n = std::min(chunk, groups - g);
+    dequantize(payload.data() + g * pg, scales.data() + g * sg, n, scratch.data());
+    for (std::size_t i = 0; i < n * group_size; ++i) {
+      const double x = fp16_to_f32(source[g * group_size + i]);
+      err += (scratch[i] - x) * (scratch[i] - x);
+      ref += x * x;
+    }
+  }
+  r.rel_rmse = std::sqrt(err / ref);
+  return r;
+}
+
+void print_quant_results(const quant_options& opt, const kernel_set& kernels, double memcpy_ns,
+                         const std::vector<kernel_result>& results) {
+  if (opt.json) {
+    nlohmann::ordered_json out;
+    out["memcpy_ns_per_elem"] = memcpy_ns;
+    out["kernels"] = nlohmann::ordered_json::array();
+    for (const auto& r : results) {
+      out["kernels"].push_back({{"precision", r.tier},
+                                {"quantize_ns_per_elem", r.quantize_ns},
+                                {"dequantize_ns_per_elem", r.dequantize_ns},
+                                {"quantize_vs_memcpy", memcpy_ns / r.quantize_ns},
+                                {"dequantize_vs_memcpy", memcpy_ns / r.dequantize_ns},
+                                {"rel_rmse", r.rel_rmse}});
+    }
+    std::printf("%s\n", out.dump().c_str());
+    return;
+  }
+  std::printf("kernels %s, %zu MiB of fp16, best of %d, single thread\n",
+              std::string(kernels.name).c_str(), opt.mib, opt.repeats);
+  std::printf("memcpy           %.4f ns/elem\n", memcpy_ns);
+  std::printf("%-5s %12s %8s %12s %8s %10s\n", "tier", "quant ns/el", "vs cpy", "dequant ns/el",
+              "vs cpy", "rel_rmse");
+  for (const auto& r : results) {
+    std::printf("%-5s %12.4f %8.2f %12.4f %8.2f %10.5f\n", r.tier.c_str(),
+                r.quantize_ns, memcpy_ns / r.quantize_ns, r.dequantize_ns,
+                memcpy_ns / r.dequantize_ns, r.rel_rmse);
+  }
+}
+
 int run_quant(const quant_options& opt) {
   const kernel_set* kernels = pick_kernels(opt.kernels);
   if (kernels == nullptr) {
@@ -144,75 +212,19 @@ int run_quant(const quant_options& opt) {
   std::memset(payload.data(), 0, payload.size());
   fill_kv(source);
 
-  const auto per_elem = [&](double ns) { return ns / static_cast<double>(elements); };
-  const double memcpy_ns = per_elem(best_of_ns(opt.repeats, [&] {
+  const double memcpy_ns = best_of_ns(opt.repeats, [&] {
     std::memcpy(copy.data(), source.data(), elements * sizeof(fp16_bits));
-  }));
-
-  constexpr std::size_t chunk = 128;  // groups: 16 KiB of floats, stays in L1
-  std::vector<float> scratch(chunk * group_size);
+  }) / static_cast<double>(elements);
   std::vector<kernel_result> results;
   for (precision p : {precision::q8, precision::fp8, precision::q4}) {
-    kernel_result r{std::string(tag(p))};
-    const auto quantize = kernels->quantize[ordinal(p)];
-    const auto dequantize = kernels->dequantize[ordinal(p)];
-    const std::size_t pg = payload_bytes_per_group(p);
-    const std::size_t sg = scale_halves_per_group(p);
-    r.quantize_ns = per_elem(best_of_ns(opt.repeats, [&] {
-      quantize(source.data(), groups, payload.data(), scales.data());
-    }));
-    volatile float sink = 0;
-    r.dequantize_ns = per_elem(best_of_ns(opt.repeats, [&] {
-      for (std::size_t g = 0; g < groups; g += chunk) {
-        dequantize(payload.data() + g * pg, scales.data() + g * sg, std::min(chunk, groups - g),
-                   scratch.data());
-      }
-      sink = sink + scratch[0];
-    }));
-    double err = 0, ref = 0;  // untimed: error of the round trip vs the fp16 source
-    for (std::size_t g = 0; g < groups; g += chunk) {
-      const std::size_t n = std::min(chunk, groups - g);
-      dequantize(payload.data() + g * pg, scales.data() + g * sg, n, scratch.data());
-      for (std::size_t i = 0; i < n * group_size; ++i) {
-        const double x = fp16_to_f32(source[g * group_size + i]);
-        err += (scratch[i] - x) * (scratch[i] - x);
-        ref += x * x;
-      }
-    }
-    r.rel_rmse = std::sqrt(err / ref);
-    results.push_back(r);
+    results.push_back(time_level(*kernels, p, source, payload, scales, opt.repeats));
   }
   if (opt.q4_format == "q4o") {
     const bool scalar = kernels == &scalar_kernels();
     results.push_back(time_q4o(scalar ? scalar_q4o_kernels() : best_q4o_kernels(), opt.q4o_channels,
                                elements, opt.repeats));
   }
-
-  if (opt.json) {
-    nlohmann::ordered_json out;
-    out["memcpy_ns_per_elem"] = memcpy_ns;
-    out["kernels"] = nlohmann::ordered_json::array();
-    for (const auto& r : results) {
-      out["kernels"].push_back({{"precision", r.tier},
-                                {"quantize_ns_per_elem", r.quantize_ns},
-                                {"dequantize_ns_per_elem", r.dequantize_ns},
-                                {"quantize_vs_memcpy", memcpy_ns / r.quantize_ns},
-                                {"dequantize_vs_memcpy", memcpy_ns / r.dequantize_ns},
-                                {"rel_rmse", r.rel_rmse}});
-    }
-    std::printf("%s\n", out.dump().c_str());
-  } else {
-    std::printf("kernels %s, %zu MiB of fp16, best of %d, single thread\n",
-                std::string(kernels->name).c_str(), opt.mib, opt.repeats);
-    std::printf("memcpy           %.4f ns/elem\n", memcpy_ns);
-    std::printf("%-5s %12s %8s %12s %8s %10s\n", "tier", "quant ns/el", "vs cpy", "dequant ns/el",
-                "vs cpy", "rel_rmse");
-    for (const auto& r : results) {
-      std::printf("%-5s %12.4f %8.2f %12.4f %8.2f %10.5f\n", r.tier.c_str(),
-                  r.quantize_ns, memcpy_ns / r.quantize_ns, r.dequantize_ns,
-                  memcpy_ns / r.dequantize_ns, r.rel_rmse);
-    }
-  }
+  print_quant_results(opt, *kernels, memcpy_ns, results);
   return stdout_exit_status();
 }
 

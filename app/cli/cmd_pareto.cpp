@@ -88,6 +88,49 @@ void print_table(csv_table table, const std::vector<std::size_t>& columns, const
   for (auto r : rows) line([&](std::size_t c) -> const std::string& { return table.rows[r][c]; });
 }
 
+// Each row's values of the objective columns; the file, line and column of a cell that is not
+// a number otherwise.
+expected<std::vector<std::vector<double>>, std::string> objective_points(const csv_table& table,
+                                                                       const std::vector<std::size_t>& columns,
+                                                                       const std::string& path) {
+  std::vector<std::vector<double>> points;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    std::vector<double> p;
+    for (auto c : columns) {
+      const auto v = metric_cell_number(table.rows[r][c]);
+      if (!v) {
+        return unexpected{path + ":" + std::to_string(table.row_line[r]) + ": column '" + table.header[c] + "': '" +
+                          table.rows[r][c] + "' is not a number"};
+      }
+      p.push_back(*v);
+    }
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+// --plot: the first objective across, the second (or the first again) up, the front marked.
+expected<void, std::string> write_plot(const pareto_options& o, const std::vector<objective>& objectives,
+                                       const csv_table& table, const std::vector<std::vector<double>>& points,
+                                       const std::vector<std::size_t>& front) {
+  std::vector<plot_point> plot;
+  const std::size_t y = objectives.size() > 1 ? 1 : 0;
+  for (std::size_t r = 0; r < points.size(); ++r) {
+    const auto index = metric_cell_number(table.rows[r][0]);
+    plot.push_back({points[r][0], points[r][y], index && *index >= 0 ? static_cast<std::size_t>(*index) : r,
+                    std::find(front.begin(), front.end(), r) != front.end()});
+  }
+  pareto_plot_spec spec;
+  spec.title = "Pareto front of " + std::filesystem::path(o.path).filename().string() + " (" +
+               std::to_string(front.size()) + " of " + std::to_string(points.size()) + " configs)";
+  spec.x_label = axis_label(objectives[0]);
+  spec.y_label = axis_label(objectives[y]);
+  spec.staircase = objectives.size() == 2;
+  spec.x_maximize = objectives[0].dir == direction::maximize;
+  spec.y_maximize = objectives[y].dir == direction::maximize;
+  return write_file_atomically(o.plot_path, pareto_svg(plot, spec));
+}
+
 int run_pareto(const pareto_options& o) {
   auto objectives = parse_objectives(o.objectives, "--objectives");
   if (!objectives) {
@@ -116,20 +159,12 @@ int run_pareto(const pareto_options& o) {
     }
     objective_columns.push_back(*c);
   }
-  std::vector<std::vector<double>> points;
-  for (std::size_t r = 0; r < table->rows.size(); ++r) {
-    std::vector<double> p;
-    for (auto c : objective_columns) {
-      const auto v = metric_cell_number(table->rows[r][c]);
-      if (!v) {
-        print_error(o.path + ":" + std::to_string(table->row_line[r]) + ": column '" + table->header[c] + "': '" +
-                    table->rows[r][c] + "' is not a number");
-        return exit_bad_input;
-      }
-      p.push_back(*v);
-    }
-    points.push_back(std::move(p));
+  const auto read_points = objective_points(*table, objective_columns, o.path);
+  if (!read_points) {
+    print_error(read_points.error());
+    return exit_bad_input;
   }
+  const std::vector<std::vector<double>>& points = *read_points;
   auto front = pareto_front(*objectives, points);
   const auto unmeasured = std::count_if(points.begin(), points.end(), [](const auto& p) {
     return std::any_of(p.begin(), p.end(), [](double v) { return std::isnan(v); });
@@ -143,22 +178,7 @@ int run_pareto(const pareto_options& o) {
   });
 
   if (!o.plot_path.empty()) {
-    std::vector<plot_point> plot;
-    const std::size_t y = objectives->size() > 1 ? 1 : 0;
-    for (std::size_t r = 0; r < points.size(); ++r) {
-      const auto index = metric_cell_number(table->rows[r][0]);
-      plot.push_back({points[r][0], points[r][y], index && *index >= 0 ? static_cast<std::size_t>(*index) : r,
-                      std::find(front.begin(), front.end(), r) != front.end()});
-    }
-    pareto_plot_spec spec;
-    spec.title = "Pareto front of " + std::filesystem::path(o.path).filename().string() + " (" +
-                 std::to_string(front.size()) + " of " + std::to_string(points.size()) + " configs)";
-    spec.x_label = axis_label((*objectives)[0]);
-    spec.y_label = axis_label((*objectives)[y]);
-    spec.staircase = objectives->size() == 2;
-    spec.x_maximize = (*objectives)[0].dir == direction::maximize;
-    spec.y_maximize = (*objectives)[y].dir == direction::maximize;
-    if (auto r = write_file_atomically(o.plot_path, pareto_svg(plot, spec)); !r) {
+    if (auto r = write_plot(o, *objectives, *table, points, front); !r) {
       print_error(r.error());
       return exit_runtime_failure;
     }

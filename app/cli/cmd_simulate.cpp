@@ -124,6 +124,24 @@ struct report_extras {
   std::optional<calibration> calibrated;
 };
 
+// The files a finished run writes, the session last: an interrupted or failed run leaves an
+// existing session as it was.
+expected<void, std::string> finish_outputs(metrics_csv_writer& csv, requests_csv_writer& requests,
+                                           const output_options& out, const run_summary& summary,
+                                           const calibration* calibrated, const written_last& last) {
+  if (csv.is_open()) {
+    if (auto r = csv.finish(); !r) return r;
+  }
+  if (requests.is_open()) {
+    if (auto r = requests.finish(); !r) return r;
+  }
+  if (!out.summary_json_path.empty() && out.summary_json_path != "-") {
+    if (auto r = write_file_atomically(out.summary_json_path, summary_json(summary, calibrated)); !r) return r;
+  }
+  if (!last.path.empty()) return write_file_atomically(last.path, last.text);
+  return {};
+}
+
 // Runs `run` to the end with metrics, progress and the summary; returns the exit code.
 int run_and_report(const run_description& run, const output_options& out, const report_extras& extras = {}) {
   const written_last& last = extras.last;
@@ -174,30 +192,9 @@ int run_and_report(const run_description& run, const output_options& out, const 
     return exit_runtime_failure;
   }
   if (progress) std::fprintf(stderr, "\r\033[K");
-  if (csv.is_open()) {
-    if (auto r = csv.finish(); !r) {
-      print_error(r.error());
-      return exit_runtime_failure;
-    }
-  }
-  if (requests.is_open()) {
-    if (auto r = requests.finish(); !r) {
-      print_error(r.error());
-      return exit_runtime_failure;
-    }
-  }
-  if (!out.summary_json_path.empty() && out.summary_json_path != "-") {
-    if (auto r = write_file_atomically(out.summary_json_path, summary_json(result.summary, calibrated)); !r) {
-      print_error(r.error());
-      return exit_runtime_failure;
-    }
-  }
-  // Last of the files, so that an interrupted or failed run leaves an existing session as it was.
-  if (!last.path.empty()) {
-    if (auto r = write_file_atomically(last.path, last.text); !r) {
-      print_error(r.error());
-      return exit_runtime_failure;
-    }
+  if (auto r = finish_outputs(csv, requests, out, result.summary, calibrated, last); !r) {
+    print_error(r.error());
+    return exit_runtime_failure;
   }
   if (out.summary_json_path == "-") {
     std::cout << summary_json(result.summary, calibrated);

@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "block_map_widget.hpp"
@@ -215,24 +217,165 @@ int runTour(const QCommandLineParser& p, bool gui, double waitMs) {
   return QApplication::exec();
 }
 
+// QGuiApplication takes "--session ID" for itself (X11 session management) and removes it:
+// ours is renamed to --session-file before Qt sees the arguments. `renamed` keeps the new
+// strings alive; the result ends with a null pointer, as argv does.
+std::vector<char*> renameSessionArgument(int argc, char** argv, std::vector<std::string>& renamed) {
+  const auto isSession = [](const char* a) {
+    return std::strcmp(a, "--session") == 0 || std::strncmp(a, "--session=", 10) == 0;
+  };
+  std::vector<char*> args(argv, argv + argc);
+  for (char* a : args) {
+    if (isSession(a)) renamed.push_back(std::string("--session-file") + (a + 9));
+  }
+  for (std::size_t i = 0, r = 0; i < args.size(); ++i) {
+    if (isSession(args[i])) args[i] = renamed[r++].data();
+  }
+  args.push_back(nullptr);
+  return args;
+}
+
+// Every option of the app: the load and engine options as the option table declares them for
+// the GUI, then the window's own.
+void declareOptions(QCommandLineParser& parser) {
+  parser.setApplicationDescription(QStringLiteral(
+      "See, explain and tune the memory of an LLM KV cache. Without arguments it runs the built-in "
+      "demo (model tiny, 16MiB, payload data, a generated load that climbs through q8 and q4 and "
+      "falls back within a minute). With --load, the other engine options default as in "
+      "kvscope-cli simulate (llama3-8b, 16GiB, accounting)."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  const auto option = [&parser](const char* name, const char* help, const char* valueName = nullptr,
+                                const char* fallback = nullptr) {
+    QCommandLineOption o(QString::fromLatin1(name), QString::fromUtf8(help));
+    if (valueName) o.setValueName(QString::fromLatin1(valueName));
+    if (fallback) o.setDefaultValue(QString::fromLatin1(fallback));
+    parser.addOption(o);
+  };
+  option("load", "The load: a trace file (Azure, BurstGPT, Mooncake, Vidur, kvscope JSONL) or a "
+                 "'gen:...' spec (docs/load-formats.md).", "SPEC");
+  option("format", "Trace format (auto, azure, burstgpt, mooncake, vidur, native).", "F");
+  option("skip-bad-rows", "Skip malformed rows of the trace (and say how many) instead of refusing it.");
+  option("policy", "Start with this policy config (JSON or TOML); the policy options below override its fields.", "FILE");
+  for (const auto& spec : kvscope::option_table()) {
+    if (!(spec.places & kvscope::in_gui)) continue;
+    const std::string name(spec.flag);
+    const std::string help = spec.flag == "seed" ? std::string("Seed of the generated load and of the synthetic K/V data.")
+                                                 : kvscope::option_help(spec);
+    option(name.c_str(), help.c_str(), spec.kind == kvscope::option_kind::choice ? "WORD" : "VALUE");
+  }
+  parser.addOption(QCommandLineOption({QStringLiteral("session"), QStringLiteral("session-file")},
+                                      QStringLiteral("Replay a saved session (its load, options and commands) "
+                                                     "to its saved step."),
+                                      QStringLiteral("FILE")));
+  option("speed", "Engine steps per second (0 = as fast as possible; default 60, a replayed "
+                  "session 0).", "N");
+  option("screenshot", "Save a PNG of the window to FILE and exit.", "FILE");
+  option("after-ms", "With --screenshot: run this long first (default 3000).", "N", "3000");
+  option("what-if", "Compare the run with this policy config (JSON/TOML): the whole load runs "
+                    "again with it in the background, drawn dashed; the live run is unchanged.", "FILE");
+  option("sweep", "Open a sweep CSV (kvscope-cli sweep) in the sweep view.", "FILE");
+  option("dark", "Use the dark theme.");
+  option("raise", "Bring a dock to the front of its tabs: latency, why (latency, why requests "
+                  "missed), memory, runs, sweep, stats, blockTable, load, compare.", "DOCK");
+  option("by-sequence", "Colour the block map by sequence.");
+  option("select-sequence", "With --screenshot: select the sequence holding the most blocks just before the shot.");
+  option("tour", "Open a guided tour of the KV cache, step by step (Right/Space, Left, Home): "
+                 "the built-in one, or the tour script given as an argument (docs/tour.md).");
+  option("export-pdf", "With --tour: write the tour as slides, one PDF page per step, and exit.", "FILE");
+  option("tour-step", "With --tour: open at step N (1 = the first).", "N");
+}
+
+// The options that only make sense with others, and the numbers; an exit code when they are
+// wrong (the message already given), nothing when they are right.
+std::optional<int> checkArguments(const QCommandLineParser& parser, double& waitMs, double& stepsPerSecond) {
+  const bool tour = parser.isSet(QStringLiteral("tour"));
+  for (const char* needsTour : {"export-pdf", "tour-step"}) {
+    if (parser.isSet(QString::fromLatin1(needsTour)) && !tour) {
+      return fail(exit_bad_input, QStringLiteral("--%1 needs --tour").arg(QString::fromLatin1(needsTour)));
+    }
+  }
+  if (!parser.positionalArguments().isEmpty() && !tour) {
+    return fail(exit_bad_input, QStringLiteral("unexpected argument '%1' (see --help)")
+                                    .arg(parser.positionalArguments().front()));
+  }
+  for (const auto& [name, out] : {std::pair<QString, double*>{QStringLiteral("after-ms"), &waitMs},
+                                  std::pair<QString, double*>{QStringLiteral("speed"), &stepsPerSecond}}) {
+    if (!parser.isSet(name) && parser.value(name).isEmpty()) continue;
+    bool ok = false;
+    *out = parser.value(name).toDouble(&ok);
+    if (!ok || *out < 0 || !std::isfinite(*out)) {
+      return fail(exit_bad_input, QStringLiteral("--%1: '%2' is not a non-negative number").arg(name, parser.value(name)));
+    }
+  }
+  return std::nullopt;
+}
+
+// With --screenshot: the PNG saved after `waitMs` (and, with --select-sequence, the sequence
+// holding the most blocks selected just before), then the app quits.
+void scheduleScreenshot(kvscope::ui::MainWindow& window, const QCommandLineParser& parser, double waitMs) {
+  const QString path = parser.value(QStringLiteral("screenshot"));
+  const int wait = static_cast<int>(std::min(waitMs, 3.6e6));
+  if (parser.isSet(QStringLiteral("select-sequence"))) {
+    QTimer::singleShot(std::max(0, wait - 400), &window, [&window] {
+      const auto snap = window.bridge()->current();
+      if (!snap || snap->pool->sequences.empty()) return;
+      const auto& seqs = snap->pool->sequences;
+      const auto most = std::max_element(seqs.begin(), seqs.end(), [](const auto& a, const auto& b) {
+        return a.block_table.size() < b.block_table.size();
+      });
+      window.blockMap()->selectSequence(most->id);
+    });
+  }
+  QTimer::singleShot(wait, &window, [&window, path] {
+    QString error;
+    if (!window.saveScreenshot(path, &error)) {
+      std::fprintf(stderr, "kvscope: %s\n", qPrintable(error));
+      QApplication::exit(exit_runtime_failure);
+      return;
+    }
+    QApplication::exit(0);
+  });
+}
+
+// The main window on `run`, with what the window options ask for, until it closes.
+int runWindow(const kvscope::run_description& run, const QCommandLineParser& parser, double stepsPerSecond,
+              double waitMs) {
+  std::unique_ptr<kvscope::runner> feed;
+  try {
+    feed = kvscope::ui::makeRunner(run, kvscope::ui::liveRunnerOptions(stepsPerSecond));
+  } catch (const std::exception& e) {  // the engine could not be built (memory, a failed read)
+    return fail(exit_runtime_failure, QString::fromStdString(e.what()));
+  }
+  const auto isSet = [&parser](const char* name) { return parser.isSet(QString::fromLatin1(name)); };
+  kvscope::ui::MainWindow::Options windowOptions;
+  windowOptions.persistSettings = !isSet("screenshot");  // screenshots use the default layout
+  kvscope::ui::MainWindow window(std::move(feed), run, stepsPerSecond, windowOptions);
+  if (isSet("dark")) window.setDarkTheme(true);
+  if (isSet("by-sequence")) window.setBlockColorMode(kvscope::ui::BlockColorMode::bySequence);
+  const QString raise = parser.value(QStringLiteral("raise"));
+  if (isSet("raise") && !window.raiseDock(raise)) {
+    return fail(exit_bad_input, QStringLiteral("--raise: no dock named '%1'").arg(raise));
+  }
+  window.show();
+  if (isSet("what-if")) {
+    const auto config = kvscope::read_policy_config(parser.value(QStringLiteral("what-if")).toStdString());
+    if (!config) return fail(exit_bad_input, QString::fromStdString(config.error()));
+    window.proposeWhatIf(*config);
+  }
+  if (isSet("sweep")) {
+    QString error;
+    if (!window.openSweep(parser.value(QStringLiteral("sweep")), &error)) return fail(exit_bad_input, error);
+  }
+  if (isSet("screenshot")) scheduleScreenshot(window, parser, waitMs);
+  return QApplication::exec();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // QGuiApplication takes "--session ID" for itself (X11 session management) and removes it:
-  // ours is renamed before Qt sees the arguments.
   std::vector<std::string> renamed;
-  std::vector<char*> args(argv, argv + argc);
-  for (char*& a : args) {
-    if (std::strcmp(a, "--session") == 0 || std::strncmp(a, "--session=", 10) == 0) {
-      renamed.push_back(std::string("--session-file") + (a + 9));
-    }
-  }
-  for (std::size_t i = 0, r = 0; i < args.size(); ++i) {
-    if (std::strcmp(args[i], "--session") == 0 || std::strncmp(args[i], "--session=", 10) == 0) {
-      args[i] = renamed[r++].data();
-    }
-  }
-  args.push_back(nullptr);
+  std::vector<char*> args = renameSessionArgument(argc, argv, renamed);
   argv = args.data();
   const bool gui = display_available() || has_argument(argc, argv, "--screenshot") ||
                    has_argument(argc, argv, "--export-pdf");
@@ -249,90 +392,19 @@ int main(int argc, char** argv) {
   QCoreApplication::setApplicationVersion(QString::fromLatin1(kvscope::version_string));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral(
-      "See, explain and tune the memory of an LLM KV cache. Without arguments it runs the built-in "
-      "demo (model tiny, 16MiB, payload data, a generated load that climbs through q8 and q4 and "
-      "falls back within a minute). With --load, the other engine options default as in "
-      "kvscope-cli simulate (llama3-8b, 16GiB, accounting)."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  const auto option = [&parser](const char* name, const char* help, const char* valueName = nullptr,
-                                const char* fallback = nullptr) {
-    QCommandLineOption o(QString::fromLatin1(name), QString::fromUtf8(help));
-    if (valueName) o.setValueName(QString::fromLatin1(valueName));
-    if (fallback) o.setDefaultValue(QString::fromLatin1(fallback));
-    parser.addOption(o);
-    return o;
-  };
-  option("load", "The load: a trace file (Azure, BurstGPT, Mooncake, Vidur, kvscope JSONL) or a "
-                 "'gen:...' spec (docs/load-formats.md).", "SPEC");
-  option("format", "Trace format (auto, azure, burstgpt, mooncake, vidur, native).", "F");
-  option("skip-bad-rows", "Skip malformed rows of the trace (and say how many) instead of refusing it.");
-  option("policy", "Start with this policy config (JSON or TOML); the policy options below override its fields.", "FILE");
-  for (const auto& spec : kvscope::option_table()) {
-    if (!(spec.places & kvscope::in_gui)) continue;
-    const std::string name(spec.flag);
-    const std::string help = spec.flag == "seed" ? std::string("Seed of the generated load and of the synthetic K/V data.")
-                                                 : kvscope::option_help(spec);
-    option(name.c_str(), help.c_str(), spec.kind == kvscope::option_kind::choice ? "WORD" : "VALUE");
-  }
-  {
-    QCommandLineOption session({QStringLiteral("session"), QStringLiteral("session-file")},
-                               QStringLiteral("Replay a saved session (its load, options and commands) "
-                                              "to its saved step."),
-                               QStringLiteral("FILE"));
-    parser.addOption(session);
-  }
-  option("speed", "Engine steps per second (0 = as fast as possible; default 60, a replayed "
-                  "session 0).", "N");
-  const auto screenshot = option("screenshot", "Save a PNG of the window to FILE and exit.", "FILE");
-  const auto afterMs = option("after-ms", "With --screenshot: run this long first (default 3000).", "N", "3000");
-  const auto whatIf = option("what-if", "Compare the run with this policy config (JSON/TOML): the whole load runs "
-                                        "again with it in the background, drawn dashed; the live run is unchanged.",
-                             "FILE");
-  const auto sweep = option("sweep", "Open a sweep CSV (kvscope-cli sweep) in the sweep view.", "FILE");
-  const auto dark = option("dark", "Use the dark theme.");
-  const auto raise = option("raise", "Bring a dock to the front of its tabs: latency, why (latency, why requests "
-                                     "missed), memory, runs, sweep, stats, blockTable, load, compare.", "DOCK");
-  const auto bySequence = option("by-sequence", "Colour the block map by sequence.");
-  const auto select = option("select-sequence",
-                             "With --screenshot: select the sequence holding the most blocks just before the shot.");
-  const auto tour = option("tour", "Open a guided tour of the KV cache, step by step (Right/Space, Left, Home): "
-                                   "the built-in one, or the tour script given as an argument (docs/tour.md).");
-  option("export-pdf", "With --tour: write the tour as slides, one PDF page per step, and exit.", "FILE");
-  option("tour-step", "With --tour: open at step N (1 = the first).", "N");
+  declareOptions(parser);
   if (!parser.parse(QCoreApplication::arguments())) {
     return fail(exit_bad_input, parser.errorText());
   }
   if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
   if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
-  for (const char* needsTour : {"export-pdf", "tour-step"}) {
-    if (parser.isSet(QString::fromLatin1(needsTour)) && !parser.isSet(tour)) {
-      return fail(exit_bad_input, QStringLiteral("--%1 needs --tour").arg(QString::fromLatin1(needsTour)));
-    }
-  }
-  if (!parser.positionalArguments().isEmpty() && !parser.isSet(tour)) {
-    return fail(exit_bad_input, QStringLiteral("unexpected argument '%1' (see --help)")
-                                    .arg(parser.positionalArguments().front()));
-  }
-  const auto number = [&](const QString& name, double& out) {
-    if (!parser.isSet(name) && parser.value(name).isEmpty()) return true;
-    bool ok = false;
-    out = parser.value(name).toDouble(&ok);
-    if (!ok || out < 0 || !std::isfinite(out)) {
-      fail(exit_bad_input, QStringLiteral("--%1: '%2' is not a non-negative number").arg(name, parser.value(name)));
-      return false;
-    }
-    return true;
-  };
   const bool replaying = parser.isSet(QStringLiteral("session"));
   double waitMs = 3000, stepsPerSecond = replaying ? 0 : kvscope::ui::demoStepsPerSecond;
-  if (!number(QStringLiteral("after-ms"), waitMs) || !number(QStringLiteral("speed"), stepsPerSecond)) {
-    return exit_bad_input;
+  if (const auto failed = checkArguments(parser, waitMs, stepsPerSecond)) return *failed;
+
+  if (parser.isSet(QStringLiteral("tour"))) {
+    return runTour(parser, gui, parser.isSet(QStringLiteral("after-ms")) ? waitMs : 500);
   }
-
-  if (parser.isSet(tour)) return runTour(parser, gui, parser.isSet(afterMs) ? waitMs : 500);
-
   kvscope::run_description run;
   try {
     run = run_from_arguments(parser, gui);
@@ -340,57 +412,5 @@ int main(int argc, char** argv) {
     return fail(e.code, QString::fromStdString(e.message));
   }
   if (!gui) return headless(run, parser);
-
-  std::unique_ptr<kvscope::runner> feed;
-  try {
-    feed = kvscope::ui::makeRunner(run, kvscope::ui::liveRunnerOptions(stepsPerSecond));
-  } catch (const std::exception& e) {  // the engine could not be built (memory, a failed read)
-    return fail(exit_runtime_failure, QString::fromStdString(e.what()));
-  }
-
-  kvscope::ui::MainWindow::Options windowOptions;
-  windowOptions.persistSettings = !parser.isSet(screenshot);  // screenshots use the default layout
-  kvscope::ui::MainWindow window(std::move(feed), run, stepsPerSecond, windowOptions);
-  if (parser.isSet(dark)) window.setDarkTheme(true);
-  if (parser.isSet(bySequence)) window.setBlockColorMode(kvscope::ui::BlockColorMode::bySequence);
-  if (parser.isSet(raise) && !window.raiseDock(parser.value(raise))) {
-    return fail(exit_bad_input, QStringLiteral("--raise: no dock named '%1'").arg(parser.value(raise)));
-  }
-  window.show();
-  if (parser.isSet(whatIf)) {
-    const auto config = kvscope::read_policy_config(parser.value(whatIf).toStdString());
-    if (!config) return fail(exit_bad_input, QString::fromStdString(config.error()));
-    window.proposeWhatIf(*config);
-  }
-
-  if (parser.isSet(sweep)) {
-    QString error;
-    if (!window.openSweep(parser.value(sweep), &error)) return fail(exit_bad_input, error);
-  }
-
-  if (parser.isSet(screenshot)) {
-    const QString path = parser.value(screenshot);
-    const int wait = static_cast<int>(std::min(waitMs, 3.6e6));
-    if (parser.isSet(select)) {
-      QTimer::singleShot(std::max(0, wait - 400), &window, [&window] {
-        const auto snap = window.bridge()->current();
-        if (!snap || snap->pool->sequences.empty()) return;
-        const auto& seqs = snap->pool->sequences;
-        const auto most = std::max_element(seqs.begin(), seqs.end(), [](const auto& a, const auto& b) {
-          return a.block_table.size() < b.block_table.size();
-        });
-        window.blockMap()->selectSequence(most->id);
-      });
-    }
-    QTimer::singleShot(wait, &window, [&window, path] {
-      QString error;
-      if (!window.saveScreenshot(path, &error)) {
-        std::fprintf(stderr, "kvscope: %s\n", qPrintable(error));
-        QApplication::exit(exit_runtime_failure);
-        return;
-      }
-      QApplication::exit(0);
-    });
-  }
-  return QApplication::exec();
+  return runWindow(run, parser, stepsPerSecond, waitMs);
 }

@@ -17,18 +17,6 @@ namespace {
 
 constexpr int valueRole = Qt::UserRole + 1;  // the exact double behind a cell
 
-// Short row titles: the metric table's keys are long for a narrow dock (its meaning is the tooltip).
-QString rowTitle(std::string_view key) {
-  QString k = QString::fromLatin1(key.data(), static_cast<qsizetype>(key.size()));
-  k.replace(QStringLiteral("latency."), QString()).replace(QStringLiteral("_s."), QStringLiteral(" "));
-  k.replace(QStringLiteral("peak_bytes_per_level."), QStringLiteral("peak "));
-  k.replace(QStringLiteral("attention_error_exposure"), QStringLiteral("attn error"));
-  k.replace(QStringLiteral("level_transitions"), QStringLiteral("transitions"));
-  k.replace(QStringLiteral("goodput_rps"), QStringLiteral("goodput/s"));
-  k.replace(QStringLiteral("ttft"), QStringLiteral("TTFT")).replace(QStringLiteral("tpot"), QStringLiteral("TPOT"));
-  return k;
-}
-
 // A value in the metric's unit, compactly: seconds as ms below 1 s, bytes as KiB/MiB.
 QString formatValue(double v, std::string_view unit, bool signedDelta) {
   if (std::isnan(v)) return QStringLiteral("—");
@@ -58,7 +46,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   for (int r = 0; r < table_->rowCount(); ++r) {
     const metric_info* info = find_metric(keys[static_cast<std::size_t>(r)]);
-    auto* title = new QTableWidgetItem(rowTitle(info->key));
+    auto* title = new QTableWidgetItem(QString::fromStdString(headline_name(info->key)));
     title->setToolTip(QString::fromLatin1(info->meaning.data(), static_cast<qsizetype>(info->meaning.size())));
     table_->setItem(r, 0, title);
     for (int c = 1; c < 4; ++c) {
@@ -146,8 +134,7 @@ void ComparePanel::fillDeltas(const std::vector<double>& reference, const std::v
     item->setData(valueRole, c.delta);
     QString text = c.verdict == change_verdict::same ? tr("same") : formatValue(c.delta, c.info->unit, true);
     if (c.verdict != change_verdict::same && !std::isnan(c.relative) && c.info->unit != "bytes") {
-      text += QStringLiteral(" (%1%2 %)").arg(c.relative > 0 ? QStringLiteral("+") : QString())
-                  .arg(100 * c.relative, 0, 'f', std::fabs(c.relative) < 0.0995 ? 1 : 0);
+      text += QStringLiteral(" (%1)").arg(QString::fromStdString(percent_change(c.relative)));
     }
     item->setText(text);
     // Colour only what moved by 1 % or more; smaller changes are the noise of a re-run.

@@ -69,26 +69,33 @@ bool is_count(const metric_change& c) {
   return false;
 }
 
-// The words a reader knows a headline by.
-std::string_view short_name(std::string_view key) {
+}  // namespace
+
+std::string headline_name(std::string_view key) {
   if (key == "goodput_rps") return "goodput";
-  if (key == "latency.ttft_s.p50") return "TTFT p50";
-  if (key == "latency.ttft_s.p99") return "TTFT p99";
-  if (key == "latency.tpot_s.p50") return "TPOT p50";
-  if (key == "latency.tpot_s.p99") return "TPOT p99";
   if (key == "attention_error_exposure") return "attention error";
   if (key == "level_transitions") return "transitions";
-  return key;
+  std::string name(key);
+  const auto replace = [&name](std::string_view from, std::string_view to) {
+    if (const auto at = name.find(from); at != std::string::npos) name.replace(at, from.size(), to);
+  };
+  replace("latency.", "");
+  replace("_s.", " ");
+  replace("peak_bytes_per_level.", "peak ");
+  for (std::string_view upper : {"ttft", "tpot", "itl"}) {
+    if (name.starts_with(upper)) {
+      for (std::size_t i = 0; i < upper.size(); ++i) name[i] = static_cast<char>(name[i] - 'a' + 'A');
+    }
+  }
+  return name;
 }
 
-std::string percent(double relative) {
+std::string percent_change(double relative) {
   const double p = 100 * relative;
   char buf[32];
   std::snprintf(buf, sizeof buf, std::fabs(p) < 9.95 ? "%+.1f %%" : "%+.0f %%", p);
   return buf;
 }
-
-}  // namespace
 
 bool material(const metric_change& c) {
   if (std::isnan(c.delta) || c.delta == 0) return false;
@@ -111,15 +118,15 @@ std::string change_summary(std::span<const metric_change> changes) {
     if (!material(c)) continue;
     if (is_count(c)) {
       const auto n = static_cast<long long>(std::llround(std::fabs(c.delta)));
-      add(counts, std::to_string(n) + (c.delta > 0 ? " more " : " fewer ") + std::string(short_name(c.info->key)));
+      add(counts, std::to_string(n) + (c.delta > 0 ? " more " : " fewer ") + headline_name(c.info->key));
     } else if (std::isnan(c.relative)) {
-      add(reals, std::string(short_name(c.info->key)) + " from 0");
+      add(reals, headline_name(c.info->key) + " from 0");
     } else {
-      add(reals, percent(c.relative) + " " + std::string(short_name(c.info->key)));
+      add(reals, percent_change(c.relative) + " " + headline_name(c.info->key));
     }
   }
   if (peak_known && peak_ref > 0 && std::fabs(peak_other - peak_ref) >= material_change_share * peak_ref) {
-    add(reals, percent((peak_other - peak_ref) / peak_ref) + " peak memory");
+    add(reals, percent_change((peak_other - peak_ref) / peak_ref) + " peak memory");
   }
   if (reals.empty() && counts.empty()) return "no headline changes by 1 % or more";
   return reals + (reals.empty() || counts.empty() ? "" : "; ") + counts;

@@ -42,6 +42,11 @@ std::string change_summary(std::span<const metric_change> changes);
 std::span<const std::string_view> headline_metric_keys();
 // A numeric summary metric as a double (counts converted); nullopt for a word or an unknown key.
 std::optional<double> summary_number(const run_summary& s, std::string_view key);
+// The words a reader knows a headline metric by ("TTFT p50", "attention error", "peak q8"): the
+// compare panel's row titles and change_summary's line say them alike.
+std::string headline_name(std::string_view key);
+// A relative change as a signed percentage, one decimal under 10 % ("+4.5 %", "-18 %").
+std::string percent_change(double relative);
 // summary_number of every headline key, in order (NaN where there is none).
 std::vector<double> headline_values(const run_summary& s);
 // `other` against `reference`, key by key (both in headline_metric_keys() order and size).

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 #include "run/summary_compare.hpp"
 
@@ -90,6 +92,22 @@ TEST(SummaryCompare, ChangeSummarySaysWhatMovedAndByHowMuch) {
   run_summary c = a;
   c.level_transitions = 3;  // from 0: a count, material however small
   EXPECT_EQ(change_summary(compare_headlines(headline_values(a), headline_values(c))), "3 more transitions");
+}
+
+
+// One name per headline, whoever says it (the compare panel's rows, the one-line verdict).
+TEST(SummaryCompare, HeadlinesHaveShortNamesAndChangesOnePercentRule) {
+  const std::pair<std::string_view, std::string_view> names[] = {
+      {"latency.ttft_s.p50", "TTFT p50"},  {"latency.tpot_s.p99", "TPOT p99"},
+      {"peak_bytes_per_level.q8", "peak q8"}, {"attention_error_exposure", "attention error"},
+      {"goodput_rps", "goodput"},          {"preemptions", "preemptions"}};
+  for (const auto& [key, name] : names) EXPECT_EQ(headline_name(key), name) << key;
+  for (std::string_view key : headline_metric_keys()) {
+    EXPECT_EQ(headline_name(key).find('_'), std::string::npos) << key;
+  }
+  // One decimal under 10 %, none from there (9.96 % rounds to 10).
+  const std::pair<double, std::string_view> percents[] = {{0.045, "+4.5 %"}, {-0.18, "-18 %"}, {0.0996, "+10 %"}};
+  for (const auto& [relative, text] : percents) EXPECT_EQ(percent_change(relative), text) << relative;
 }
 
 }  // namespace

@@ -309,7 +309,10 @@ static expected<run_description, std::string> parse_session(std::string_view tex
         }
       }
       if (o.contains("policy")) e.policy = parse_policy(o.at("policy"), "options.policy");
-      if (auto reason = validate(e)) fail_field("options", *reason);
+      // Resolved here once, kept for the run: a model or GPU file is read once per replay.
+      auto setup = resolve_setup(e);
+      if (!setup) fail_field("options", setup.error());
+      s.setup = std::make_shared<const engine_setup>(std::move(*setup));
     }
     if (j.contains("commands")) {
       const auto& commands = j.at("commands");

@@ -8,7 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 
 #include "run/run_service.hpp"
@@ -28,13 +27,6 @@
 
 namespace kvscope::ui {
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> rows(const std::vector<step_metrics>& metrics) {
   std::vector<std::string> out;
@@ -72,7 +64,7 @@ TEST_F(ExportTest, ExportedConfigsReimportEqualWithProvenanceFromTheRun) {
     PolicyPanel panel;
     ASSERT_TRUE(panel.setConfig(*back));
     EXPECT_EQ(panel.config(), config);
-    const std::string text = slurp(path.toStdString());
+    const std::string text = test::read_text(path.toStdString());
     EXPECT_NE(text.find("provenance"), std::string::npos) << text;
     EXPECT_NE(text.find(test::smallLoad), std::string::npos) << text;
     EXPECT_NE(text.find("tiny"), std::string::npos) << text;
@@ -151,7 +143,7 @@ TEST_F(ExportTest, MetricsCsvHoldsEveryStepTheEngineRan) {
   const QString path = QString::fromStdString(dir.file("metrics.csv"));
   QString error;
   ASSERT_TRUE(window->exportMetrics(path, &error)) << error.toStdString();
-  std::istringstream in(slurp(path.toStdString()));
+  std::istringstream in(test::read_text(path.toStdString()));
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 41u);

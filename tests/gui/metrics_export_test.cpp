@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <sstream>
 
 #include "engine_bridge.hpp"
 #include "gui_test_support.hpp"
@@ -20,7 +20,7 @@ namespace kvscope::ui {
 namespace {
 
 std::vector<std::string> lines(const std::string& path) {
-  std::ifstream in(path);
+  std::istringstream in(test::read_text(path));
   std::vector<std::string> out;
   for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;

@@ -13,7 +13,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include "compare_panel.hpp"
 #include "engine_bridge.hpp"
@@ -168,8 +167,7 @@ TEST(WhatIf, OnTheDemoTheGhostFollowsAChange) {
 }
 
 double shareIn(const std::string& path) {
-  std::ifstream in(path);
-  const auto j = nlohmann::json::parse(in);
+  const auto j = nlohmann::json::parse(test::read_text(path));
   return j.at("provenance").at("metrics").at("config_share_of_run").get<double>();
 }
 

@@ -90,9 +90,11 @@ void MainWindow::buildCentral() {
   auto* titleRow = new QHBoxLayout;
   auto* title = new QLabel(tr("<span style='font-size:large'><b>KV block pool</b></span>"));
   mapDetails_ = new LiveLabel;
+  mapDetails_->setObjectName(QStringLiteral("mapDetails"));
   mapDetails_->setElidable(true);
   mapDetails_->setToolTip(tr("Frames in the pool, the size of one, the budget and the model; how "
-                             "many frames hold blocks now, and how many sequences run"));
+                             "many frames hold a block a sequence uses, how many hold only cached prefix "
+                             "blocks (evicted on demand: free to the pressure), and how many sequences run"));
   titleRow->addWidget(title);
   titleRow->addWidget(mapDetails_, 1);
   mapExplain_ = new QLabel;  // its text names the block size: showRunDescription()
@@ -300,15 +302,13 @@ void MainWindow::onHistoryReset() {
 }
 
 void MainWindow::updateMapHeader(const SnapshotPtr& s) {
-  const std::size_t frames = s->pool->frames.frames.size();
-  std::size_t used = 0;
-  for (const frame_info& f : s->pool->frames.frames) used += !f.is_free();
-  mapDetails_->setText(tr("— %1 frames × %2 (%3 budget, model %4) · %5 frames in use · %6 sequences running")
-                         .arg(frames)
+  const frame_counts counts = count_frames(s->pool->frames);
+  mapDetails_->setText(tr("— %1 frames × %2 (%3 budget, model %4) · %5 in use · %6 cached · %7 sequences running")
+                         .arg(s->pool->frames.frames.size())
                          .arg(QString::fromStdString(format_byte_size(s->pool->frames.frame_bytes)),
                               QString::fromStdString(format_byte_size(s->budget_bytes)),
                               QString::fromStdString(run_.options.model))
-                         .arg(used).arg(s->pool->sequences.size()));
+                         .arg(counts.in_use).arg(counts.cached).arg(s->pool->sequences.size()));
 }
 
 void MainWindow::updateSelectionHint(sequence_id id) {

@@ -21,12 +21,20 @@
 namespace kvscope::ui {
 namespace {
 
-constexpr double mib = 1024.0 * 1024.0;
+constexpr double kib = 1024.0;
+constexpr double mib = 1024.0 * kib;
 constexpr double gib = 1024.0 * mib;
 
+// In the unit the size reads best in: a tour's 80 KiB pool is not "0.0 MiB".
 QString bytesText(double bytes) {
+  if (bytes == 0) return QObject::tr("0 B");
   if (bytes >= gib) return QObject::tr("%1 GiB").arg(bytes / gib, 0, 'f', 2);
-  return QObject::tr("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 1);
+  if (bytes >= mib) return QObject::tr("%1 MiB").arg(bytes / mib, 0, 'f', 1);
+  return QObject::tr("%1 KiB").arg(bytes / kib, 0, 'f', 1);
+}
+
+QString unitName(double unit) {
+  return unit == gib ? QObject::tr("GiB") : unit == mib ? QObject::tr("MiB") : QObject::tr("KiB");
 }
 
 }  // namespace
@@ -40,6 +48,7 @@ MemoryBreakdown MemoryBreakdown::of(const step_metrics& m) {
   }
   b.scales = static_cast<double>(m.scale_bytes);
   b.effective = b.payload + b.scales;
+  b.cached = std::min(static_cast<double>(m.cached_bytes), b.effective);
   b.saving = b.fp16Equivalent > 0 ? 1.0 - b.effective / b.fp16Equivalent : 0.0;
   return b;
 }
@@ -63,8 +72,17 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
     layers_[i]->setName(QString::fromLatin1(names[i]));
     layers_[i]->setAdaptiveSampling(true);
   }
+  // Blocks only the prefix cache keeps, as the pressure counts them: free on demand. A band at
+  // the top of the stack, from what sequences use up to all that is held.
+  inUse_ = plot_->addGraph();
+  inUse_->setAdaptiveSampling(true);
+  cached_ = plot_->addGraph();
+  cached_->setName(tr("cached prefix"));
+  cached_->setAdaptiveSampling(true);
+  cached_->setChannelFillGraph(inUse_);
   plot_->legend->clearItems();
   for (QCPGraph* g : layers_) g->addToLegend();
+  cached_->addToLegend();
   ghost_ = std::make_unique<GhostGraphs>(plot_, layers_.size());
   // Antialiased fills of five big polygons were most of a redraw's cost; stacked areas of
   // opaque colour look the same without.
@@ -77,12 +95,10 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
     pos->setTypeY(QCPItemPosition::ptPlotCoords);
   }
   budgetText_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-  plot_->yAxis->setLabel(tr("MiB in use"));
+  plot_->yAxis->setLabel(tr("MiB held"));
   plot_->xAxis->setLabel(tr("simulated time (s)"));
   connect(plot_, &QCustomPlot::afterLayout, this, [this] {
-    const bool inGib = unit_ == gib;
-    fitAxesToSize(plot_, plot_->yAxis, inGib ? tr("GiB in use") : tr("MiB in use"),
-                  inGib ? tr("GiB") : tr("MiB"));
+    fitAxesToSize(plot_, plot_->yAxis, tr("%1 held").arg(unitName(unit_)), unitName(unit_));
   });
   hideLegend(plot_);
   plot_->setMinimumHeight(160);
@@ -124,7 +140,7 @@ QChartView* MemoryPlot::buildDonut() {
   chart->legend()->setAlignment(Qt::AlignRight);
   chart->setMargins(QMargins(0, 0, 0, 0));
   chart->setBackgroundRoundness(0);
-  chart->setTitle(tr("now"));
+  chart->setTitle(tr("held now"));  // by level: cached prefix blocks included
   donutView_ = new QChartView(chart);
   donutView_->setRenderHint(QPainter::Antialiasing);
   donutView_->setMinimumWidth(140);
@@ -145,6 +161,13 @@ void MemoryPlot::setTheme(const Theme& t) {
     entries.push_front({layers_[i]->brush().color(), layers_[i]->name(), {}, false, {}});
   }
   entries.back().toolTip = tr("Scales (and minimums) of the quantized blocks: real bytes, counted in the budget");
+  cached_->setPen(QPen(t.cachedBlock, 1));
+  cached_->setBrush(t.cachedBlock);
+  inUse_->setPen(QPen(mix(t.cachedBlock, t.text, 0.4), 1));
+  entries.push_back({t.cachedBlock, cached_->name(),
+                     tr("Blocks no sequence uses, kept for prefix-cache hits (their level's colour is "
+                        "covered): evicted when memory is needed, so the pressure counts them as free"),
+                     false, {}});
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     // Darker than the fills they cross, so the outline shows over its own level's area.
     ghost_->setStyle(i, mix(i < 4 ? t.level[i] : t.scales, t.text, 0.45), tr("what-if %1").arg(layers_[i]->name()));
@@ -204,11 +227,15 @@ void MemoryPlot::appendPoint(const step_metrics& m) {
     sum += static_cast<double>(i < 4 ? m.bytes_per_level[i] : m.scale_bytes) / unit_;
     layers_[i]->addData(m.sim_time_s, sum);
   }
+  cached_->addData(m.sim_time_s, sum);
+  inUse_->addData(m.sim_time_s, sum - std::min(static_cast<double>(m.cached_bytes) / unit_, sum));
   ++graphPoints_;
 }
 
 void MemoryPlot::reloadGraphs() {
   for (QCPGraph* g : layers_) g->data()->clear();
+  cached_->data()->clear();
+  inUse_->data()->clear();
   graphPoints_ = 0;
   if (history_) history_->for_each_point([this](const step_metrics& m) { appendPoint(m); });
   plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -229,9 +256,10 @@ void MemoryPlot::setSnapshot(const SnapshotPtr& snapshot) {
   const double budget = static_cast<double>(snapshot->budget_bytes);
   if (budget != budget_) {
     budget_ = budget;
-    // MiB up to a few GiB of budget, GiB beyond: axis numbers people can read.
-    const double unit = budget >= 4 * gib ? gib : mib;
-    plot_->yAxis->setLabel(unit == gib ? tr("GiB in use") : tr("MiB in use"));  // fitted at the next layout
+    // KiB for a tour's tiny pool, MiB up to a few GiB of budget, GiB beyond: axis numbers
+    // people can read.
+    const double unit = budget >= 4 * gib ? gib : budget >= 4 * mib ? mib : kib;
+    plot_->yAxis->setLabel(tr("%1 held").arg(unitName(unit)));  // fitted at the next layout
     budgetLine_->start->setCoords(0, budget / unit);
     budgetLine_->end->setCoords(1, budget / unit);
     budgetText_->position->setCoords(0.01, budget / unit);
@@ -263,8 +291,14 @@ void MemoryPlot::updateDonut(const step_metrics& m, bool exact) {
     for (std::size_t i = 0; i < values.size(); ++i) slices_[i]->setValue(values[i]);
   }
   const MemoryBreakdown b = MemoryBreakdown::of(m);
-  QString text = tr("<b>In use %1</b> = blocks %2 + scales %3. ")
-                     .arg(bytesText(b.effective), bytesText(b.payload), bytesText(b.scales));
+  // "In use" is what the pressure counts; cached prefix blocks are held but free on demand.
+  QString text = b.cached > 0
+                     ? tr("<b>In use %1</b>, <b>cached %2</b> (prefix blocks no sequence uses, evicted on "
+                          "demand): held %3 = blocks %4 + scales %5. ")
+                           .arg(bytesText(b.effective - b.cached), bytesText(b.cached), bytesText(b.effective),
+                                bytesText(b.payload), bytesText(b.scales))
+                     : tr("<b>In use %1</b> = blocks %2 + scales %3. ")
+                           .arg(bytesText(b.effective), bytesText(b.payload), bytesText(b.scales));
   if (b.fp16Equivalent > 0) {
     text += tr("The same blocks in fp16 would take %1: <b>%2 % saved</b> vs an all-fp16 cache.")
                 .arg(bytesText(b.fp16Equivalent))

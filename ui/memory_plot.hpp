@@ -31,7 +31,8 @@ class LiveLabel;
 struct MemoryBreakdown {
   double payload = 0;         // bytes of block data in use, all levels
   double scales = 0;          // quantization scales
-  double effective = 0;       // payload + scales: what the cache really uses
+  double effective = 0;       // payload + scales: what the cache really holds
+  double cached = 0;          // of effective: blocks only the prefix cache keeps (evictable)
   double fp16Equivalent = 0;  // the same blocks held in fp16
   double saving = 0;          // 1 - effective / fp16Equivalent (0 when nothing is cached)
   static MemoryBreakdown of(const step_metrics& m);
@@ -74,6 +75,8 @@ class MemoryPlot : public QWidget {
   QCustomPlot* plot_ = nullptr;
   ColorLegend* legend_ = nullptr;  // instead of the plot's own while live (exports put it back)
   std::array<QCPGraph*, 5> layers_{};  // fp16, q8, fp8, q4, scales — cumulative
+  QCPGraph* inUse_ = nullptr;   // the stack's top less the cached prefix blocks: a line
+  QCPGraph* cached_ = nullptr;  // the stack's top, filled down to inUse_
   std::unique_ptr<GhostGraphs> ghost_;  // the same five, of a what-if run
   QCPItemLine* budgetLine_ = nullptr;
   QCPItemText* budgetText_ = nullptr;

@@ -50,10 +50,10 @@ engine::~engine() = default;
 
 namespace {
 
-// As vLLM's kv_cache_usage_perc: cached blocks nobody references are evictable, so free.
+// Bytes of cached blocks nobody references: evictable, so free to vLLM's kv_cache_usage_perc.
 // The empty slots of split frames are attributed to cached and referenced blocks pro rata
 // (exact when a tier holds only one kind; an estimate in between, without a frame scan).
-double referenced_share(const pool_usage& usage) noexcept {
+double evictable_bytes(const pool_usage& usage) noexcept {
   double evictable = static_cast<double>(usage.cached_bytes);
   for (const auto& tier : usage.tiers) {
     if (tier.blocks > 0) {
@@ -61,6 +61,12 @@ double referenced_share(const pool_usage& usage) noexcept {
                    static_cast<double>(tier.blocks);
     }
   }
+  return evictable;
+}
+
+// As vLLM's kv_cache_usage_perc: the bytes sequences reference, over the budget.
+double referenced_share(const pool_usage& usage) noexcept {
+  const double evictable = evictable_bytes(usage);
   const double in_use = static_cast<double>(usage.bytes_in_use) - evictable;
   return std::clamp(in_use / static_cast<double>(usage.budget_bytes), 0.0, 1.0);
 }
@@ -251,6 +257,7 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   for (int l = 0; l < 4; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();
   m.scale_bytes = usage.scale_bytes;
   m.free_bytes = usage.free_bytes;
+  m.cached_bytes = static_cast<std::uint64_t>(std::llround(evictable_bytes(usage)));
   m.num_requests_running = static_cast<std::uint32_t>(sched_->num_running());
   m.num_requests_waiting = static_cast<std::uint32_t>(sched_->num_waiting());
   m.num_preemptions_total = sched_->preemptions_total();

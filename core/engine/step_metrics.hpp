@@ -21,6 +21,9 @@ struct step_metrics {
   std::array<std::uint64_t, 4> bytes_per_level{};  // indexed by ordinal(precision)
   std::uint64_t scale_bytes = 0;
   std::uint64_t free_bytes = 0;
+  // Of the bytes above, those only the prefix cache keeps (refcount 0, scales and the empty slots
+  // of their frames included): evicted on demand, so free to kv_cache_usage_perc.
+  std::uint64_t cached_bytes = 0;
 
   std::uint32_t num_requests_running = 0;
   std::uint32_t num_requests_waiting = 0;

@@ -3,6 +3,7 @@
 // A frame is the memory of one fp16 block; it holds 1 fp16 block, 2 eight-bit (q8/fp8) blocks
 // or 4 q4 blocks (see memory/block_pool.hpp). Shared by the pool (which fills it) and the UI (which draws it).
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -43,5 +44,26 @@ struct frame_map {
   std::uint64_t scale_bytes = 0;             // quantization scales in the side table
   std::uint32_t scale_reserved_frames = 0;   // frames' worth of budget the scales take
 };
+
+// Frames by what holds them: a block some sequence uses (in use), only blocks the prefix cache
+// keeps (cached: evicted on demand), or nothing (free). The block map's header says these.
+struct frame_counts {
+  std::size_t in_use = 0;
+  std::size_t cached = 0;
+  std::size_t free = 0;
+};
+
+inline frame_counts count_frames(const frame_map& map) noexcept {
+  frame_counts c;
+  for (const frame_info& f : map.frames) {
+    bool referenced = false, kept = false;
+    for (int i = 0; i < f.slot_count; ++i) {
+      referenced |= f.blocks[i].refcount != 0;
+      kept |= f.blocks[i].cached;
+    }
+    ++(referenced ? c.in_use : kept ? c.cached : c.free);
+  }
+  return c;
+}
 
 }  // namespace kvscope

@@ -131,6 +131,11 @@ TEST(Engine, PolicyFollowsPressureAndColdBlocksAreCompressed) {
     std::uint64_t sum = m.scale_bytes + m.free_bytes;
     for (auto b : m.bytes_per_level) sum += b;
     ASSERT_EQ(sum, e.cache().pool().budget_bytes());
+    // The cached bytes are the held bytes the pressure leaves out (to the byte it was rounded to).
+    const double budget = static_cast<double>(e.cache().pool().budget_bytes());
+    const double held = budget - static_cast<double>(m.free_bytes);
+    ASSERT_LE(m.cached_bytes, sum - m.free_bytes);
+    ASSERT_NEAR(m.kv_cache_usage_perc * budget, held - static_cast<double>(m.cached_bytes), 1.0) << m.step;
   }
   EXPECT_GT(e.totals().level_transitions, 0u);
   EXPECT_TRUE(compressed);

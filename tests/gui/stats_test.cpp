@@ -7,7 +7,9 @@
 
 #include "engine_bridge.hpp"
 #include "gui_test_support.hpp"
+#include "live_label.hpp"
 #include "main_window.hpp"
+#include "memory_plot.hpp"
 #include "stats_panel.hpp"
 
 namespace kvscope::ui {
@@ -59,6 +61,41 @@ TEST(Stats, RejectedRequestsAreCountedWithTheirReasons) {
   EXPECT_TRUE(window->statusBar()->currentMessage().contains(QStringLiteral("rejected")) ||
               window->statusBar()->currentMessage().contains(QStringLiteral("load is over")))
       << window->statusBar()->currentMessage().toStdString();
+}
+
+// Once every request has finished, the blocks the prefix cache keeps are cached, not in use:
+// the block map's header, the memory summary and the metrics agree with the pressure (0).
+TEST(Stats, CachedPrefixBlocksAreTheirOwnCategoryEverywhere) {
+  run_description s = test::smallSession();
+  s.load_spec = "gen:rate=20,prompt=fixed:200,output=fixed:8,count=40,seed=5";
+  runner* feed = nullptr;
+  auto window = test::makeWindow(s, &feed);
+  feed->post(play_command{});
+  ASSERT_TRUE(test::waitFor([&] {
+    const auto now = window->bridge()->current();
+    return now && now->finished && window->bridge()->current() == feed->latest();
+  }));
+  const auto end = window->bridge()->current();
+  window->bridge()->poll();
+  const step_metrics& m = end->latest;
+  EXPECT_EQ(m.kv_cache_usage_perc, 0.0);
+  std::uint64_t held = m.scale_bytes;
+  for (std::uint64_t b : m.bytes_per_level) held += b;
+  ASSERT_GT(m.cached_bytes, 0u) << "full prompt blocks stay cached for prefix hits";
+  EXPECT_EQ(m.cached_bytes, held) << "nothing is in use once every request finished";
+  const frame_counts counts = count_frames(end->pool->frames);
+  EXPECT_EQ(counts.in_use, 0u);
+  EXPECT_GT(counts.cached, 0u);
+  EXPECT_EQ(counts.in_use + counts.cached + counts.free, end->pool->frames.frames.size());
+  const auto* header = window->findChild<LiveLabel*>(QStringLiteral("mapDetails"));
+  ASSERT_NE(header, nullptr);
+  ASSERT_TRUE(test::waitFor([&] { return header->text().contains(QStringLiteral("· 0 in use · ")); }))
+      << header->text().toStdString();
+  EXPECT_TRUE(header->text().contains(QStringLiteral("· %1 cached · 0 sequences running").arg(counts.cached)))
+      << header->text().toStdString();
+  const MemoryPlot* memory = window->memoryPlot();
+  EXPECT_TRUE(test::waitFor([&] { return memory->summaryText().contains(QStringLiteral("In use 0 B</b>, <b>cached ")); }))
+      << memory->summaryText().toStdString();
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "level_legend.hpp"
 #include "miss_chart.hpp"
@@ -24,6 +25,28 @@ QVector<QCPGraphData> points(const latency_series& s, double (*value)(const late
   for (const latency_window& w : s.windows) out.push_back({w.start_s + s.window_s / 2, value(w)});
   return out;
 }
+
+// A log axis labelled between decades too (1, 2, 5 per decade over two decades or less; 1 and 3
+// over four): a 2 s SLO and the latencies around it read off the axis, not only 1 s and 10 s.
+class SteppedLogTicker : public QCPAxisTickerLog {
+ protected:
+  int getSubTickCount(double) override { return 0; }
+  QVector<double> createTickVector(double, const QCPRange& range) override {
+    if (!(range.lower > 0) || !(range.upper > range.lower) || !std::isfinite(range.upper)) return {};
+    const double decades = std::log10(range.upper / range.lower);
+    const std::vector<double> steps = decades <= 2 ? std::vector<double>{1, 2, 5}
+                                     : decades <= 4 ? std::vector<double>{1, 3}
+                                                    : std::vector<double>{1};
+    QVector<double> ticks;
+    for (double decade = std::pow(10.0, std::floor(std::log10(range.lower))); decade <= range.upper;
+         decade *= 10) {
+      for (double step : steps) {
+        if (decade * step >= range.lower && decade * step <= range.upper) ticks.push_back(decade * step);
+      }
+    }
+    return ticks;
+  }
+};
 
 QCPItemText* makeCaption(QCustomPlot* plot) {
   auto* text = new QCPItemText(plot);
@@ -112,8 +135,7 @@ void LatencyCharts::buildLatencyPlot() {
     for (QCPGraph*& g : ghost) g = latency_->addGraph();
   }
   latency_->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
-  latency_->yAxis->setTicker(ticker);
+  latency_->yAxis->setTicker(QSharedPointer<SteppedLogTicker>::create());
   latency_->yAxis->setNumberFormat(QStringLiteral("gb"));
   latency_->yAxis->setLabel(tr("latency (ms, log)"));
   latency_->xAxis->setTickLabels(false);  // the plot below names the time axis
@@ -133,6 +155,11 @@ void LatencyCharts::buildServicePlot() {
     g->setLineStyle(QCPGraph::lsStepCenter);
   }
   service_->yAxis2->setVisible(true);
+  // Requests waiting are whole: ticks at whole numbers, never 0.5.
+  auto wholeTicks = QSharedPointer<QCPAxisTickerFixed>::create();
+  wholeTicks->setTickStep(1.0);
+  wholeTicks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  service_->yAxis2->setTicker(wholeTicks);
   queue_ = service_->addGraph(service_->xAxis, service_->yAxis2);
   queue_->setName(tr("waiting"));
   queue_->setLineStyle(QCPGraph::lsStepLeft);
@@ -143,8 +170,8 @@ void LatencyCharts::buildServicePlot() {
   service_->setMinimumHeight(80);
   connect(service_, &QCustomPlot::afterLayout, this, [this] {
     fitAxesToSize(service_, service_->yAxis, tr("good req/s"), tr("req/s"));
-    // A short plot keeps its height for the data: the pressure plot beside names the time axis.
-    const QString time = service_->height() >= 110 ? tr("simulated time (s)") : QString();
+    // A short plot keeps its height for the data with a shorter name of its time axis.
+    const QString time = service_->height() >= 110 ? tr("simulated time (s)") : tr("time (s)");
     if (service_->xAxis->label() != time) service_->xAxis->setLabel(time);
     service_->yAxis2->ticker()->setTickCount(service_->yAxis->ticker()->tickCount());
   });

@@ -73,6 +73,25 @@ TEST(Latency, WholeRunPercentilesAreTheRunSummarysAndEveryRequestIsDrawn) {
   EXPECT_TRUE(panel.summaryText().startsWith(QStringLiteral("%1 done").arg(service.finished)));
 }
 
+// The log axis is labelled between decades where it spans few (values near an SLO read off it),
+// and the waiting count's axis only at whole numbers.
+TEST(Latency, AxesAreLabelledBetweenDecadesAndTheQueueInWholes) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(sessionWithSlo(), &feed);
+  test::playToEnd(*window, *feed);
+  const LatencyCharts& charts = *window->latencyPanel()->charts();
+  QCPAxis* latency = charts.latencyPlot()->yAxis;
+  latency->setRange(100, 5000);  // 1.7 decades around the 500 ms SLO
+  charts.latencyPlot()->replot();
+  const QVector<double> ticks = latency->tickVector();
+  EXPECT_TRUE(ticks.contains(200) && ticks.contains(500) && ticks.contains(2000)) << ticks.size();
+  QCPAxis* waiting = charts.servicePlot()->yAxis2;
+  waiting->setRange(0, 3.4);
+  charts.servicePlot()->replot();
+  ASSERT_FALSE(waiting->tickVector().isEmpty());
+  for (double t : waiting->tickVector()) EXPECT_EQ(t, std::floor(t)) << t;
+}
+
 TEST(Latency, WithoutAnSloThereAreNoSloLines) {
   runner* feed = nullptr;
   auto window = test::makeWindow(test::smallSession(), &feed);

@@ -2,6 +2,7 @@
 
 #include <QTime>
 
+#include <optional>
 #include <variant>
 
 #include "compare_panel.hpp"
@@ -110,7 +111,8 @@ void ComparisonController::showWhatIf() {
   const bool pending = whatIf_->whatIfPending();
   compare_->showComparison(tr("current"), headlineOf(current), tr("what-if"), headlineOf(whatIf));
   compare_->setWhatIfActions(pending || whatIf, whatIf && whatIf->error.isEmpty());
-  views_.pressure->setGhost(whatIf ? whatIf->trace : nullptr);
+  views_.pressure->setGhost(whatIf ? whatIf->trace : nullptr,
+                            whatIf ? std::optional(whatIf->run.options.policy) : std::nullopt);
   views_.memory->setGhost(whatIf ? whatIf->trace : nullptr);
   views_.latency->setGhosts(whatIf, current);
   QString text;

@@ -16,44 +16,15 @@
 #include "ghost_graphs.hpp"
 #include "level_background.hpp"
 #include "level_legend.hpp"
+#include "plot_items.hpp"
 #include "transition_marks.hpp"
+#include "whatif_thresholds.hpp"
 
 namespace kvscope::ui {
 
 namespace {
 
 constexpr Qt::PenStyle usageStyle = Qt::DashLine;
-
-QCPItemLine* makeLine(QCustomPlot* plot) {
-  auto* line = new QCPItemLine(plot);
-  line->setLayer(QStringLiteral("bands"));
-  for (auto* pos : {line->start, line->end}) {
-    pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    pos->setTypeY(QCPItemPosition::ptPlotCoords);
-  }
-  return line;
-}
-
-QCPItemRect* makeBand(QCustomPlot* plot) {
-  auto* band = new QCPItemRect(plot);
-  band->setLayer(QStringLiteral("bands"));
-  for (auto* pos : {band->topLeft, band->bottomRight}) {
-    pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    pos->setTypeY(QCPItemPosition::ptPlotCoords);
-  }
-  band->setPen(Qt::NoPen);
-  return band;
-}
-
-QCPItemText* makeText(QCustomPlot* plot, Qt::Alignment align) {
-  auto* text = new QCPItemText(plot);
-  text->setLayer(QStringLiteral("captions"));  // above the lines, on a translucent box
-  text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-  text->position->setTypeY(QCPItemPosition::ptPlotCoords);
-  text->setPositionAlignment(align);
-  text->setPadding(QMargins(2, 0, 4, 1));
-  return text;
-}
 
 }  // namespace
 
@@ -143,15 +114,16 @@ void PressurePlot::buildPlot() {
   for (QCPGraph* g : {usage_, ewma_}) g->setAdaptiveSampling(true);
   ghost_ = std::make_unique<GhostGraphs>(plot_, 1);
 
-  q8Band_ = makeBand(plot_);
-  q4Band_ = makeBand(plot_);
-  q8Line_ = makeLine(plot_);
-  q4Line_ = makeLine(plot_);
+  q8Band_ = makeLevelBand(plot_, QStringLiteral("bands"));
+  q4Band_ = makeLevelBand(plot_, QStringLiteral("bands"));
+  q8Line_ = makeLevelLine(plot_, QStringLiteral("bands"));
+  q4Line_ = makeLevelLine(plot_, QStringLiteral("bands"));
   // Captions at the left edge: in live mode the newest (most interesting) data is on the right.
-  q8Text_ = makeText(plot_, Qt::AlignLeft | Qt::AlignBottom);
-  q4Text_ = makeText(plot_, Qt::AlignLeft | Qt::AlignBottom);
-  q8BandText_ = makeText(plot_, Qt::AlignLeft | Qt::AlignTop);
-  q4BandText_ = makeText(plot_, Qt::AlignLeft | Qt::AlignTop);
+  q8Text_ = makeLevelText(plot_, QStringLiteral("captions"), Qt::AlignLeft | Qt::AlignBottom);
+  q4Text_ = makeLevelText(plot_, QStringLiteral("captions"), Qt::AlignLeft | Qt::AlignBottom);
+  q8BandText_ = makeLevelText(plot_, QStringLiteral("captions"), Qt::AlignLeft | Qt::AlignTop);
+  q4BandText_ = makeLevelText(plot_, QStringLiteral("captions"), Qt::AlignLeft | Qt::AlignTop);
+  whatIfThresholds_ = std::make_unique<WhatIfThresholds>(plot_);
 
   plot_->yAxis->setRange(0, 1.04);
   plot_->yAxis->setLabel(fullYLabel());
@@ -191,6 +163,7 @@ void PressurePlot::setTheme(const Theme& t) {
        {t.accent, tr("n changes"), tr("Level changes too close together to draw apart at this zoom: hover for "
                                              "how many went up and down, zoom in to see each"), false, t.text, Swatch::circle}});
   ghost_->setStyle(0, t.accent, tr("what-if EWMA"), 2);
+  whatIfThresholds_->setTheme(t);
   ghost_->addLegendEntry(series, 0, tr("what-if EWMA"),
                          tr("The EWMA of the whole load run again with the what-if config"));
   seriesLegend_->setEntries(series);
@@ -265,7 +238,9 @@ QString PressurePlot::fullYLabel() const { return tr("pressure (used / budget)")
 
 PressurePlot::~PressurePlot() = default;
 
-void PressurePlot::setGhost(std::shared_ptr<const metrics_history> trace) {
+void PressurePlot::setGhost(std::shared_ptr<const metrics_history> trace, std::optional<policy_config> whatIf) {
+  whatIfPolicy_ = trace ? whatIf : std::nullopt;
+  whatIfThresholds_->show(whatIfPolicy_, policy_);
   ghost_->show(std::move(trace), [](const step_metrics& m, std::size_t) { return m.pressure_ewma; });
   setTheme(*theme_);  // the legend names the ghost while it is drawn
 }
@@ -276,6 +251,7 @@ void PressurePlot::setPolicy(const policy_config& config) {
   if (config == policy_) return;
   policy_ = config;
   placeThresholds();
+  whatIfThresholds_->show(whatIfPolicy_, policy_);
   placeCaptions();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }

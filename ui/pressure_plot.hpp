@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "run/metrics_history.hpp"
@@ -27,6 +28,7 @@ namespace kvscope::ui {
 
 class ClusterMarks;
 class GhostGraphs;
+class WhatIfThresholds;
 class LevelBackground;
 class ColorLegend;
 
@@ -53,8 +55,10 @@ class PressurePlot : public QWidget {
   // tooltip at a pixel of the plot says ("" away from any marker).
   const std::vector<TransitionCluster>& markerClusters() const { return clusters_; }
   QString markerToolTip(const QPointF& pixel) const;
-  // A what-if run's EWMA as a dashed, faded line over the whole run (null removes it).
-  void setGhost(std::shared_ptr<const metrics_history> trace);
+  // A what-if run's EWMA as a dashed, faded line over the whole run (null removes it), and
+  // the what-if config's thresholds beside it (whatif_thresholds.hpp).
+  void setGhost(std::shared_ptr<const metrics_history> trace, std::optional<policy_config> whatIf = std::nullopt);
+  const WhatIfThresholds& whatIfThresholds() const { return *whatIfThresholds_; }
   // Points of the ghost line (0 when none is drawn).
   std::size_t ghostPoints() const;
 
@@ -105,6 +109,8 @@ class PressurePlot : public QWidget {
   LevelBackground* levels_ = nullptr;
   ClusterMarks* clusterMarks_ = nullptr;
   std::unique_ptr<GhostGraphs> ghost_;
+  std::unique_ptr<WhatIfThresholds> whatIfThresholds_;
+  std::optional<policy_config> whatIfPolicy_;
   std::vector<TransitionCluster> clusters_;
   double clusterSpan_ = 0;
   QCheckBox* liveBox_ = nullptr;

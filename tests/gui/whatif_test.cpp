@@ -32,6 +32,7 @@
 #include "run_store.hpp"
 #include "temp_dir.hpp"
 #include "whatif_controller.hpp"
+#include "whatif_thresholds.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -152,6 +153,30 @@ TEST(WhatIf, AFamilyChoiceIsAWhatIfOfThatFamily) {
   EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
   const std::vector<double> values = headline_values(run_to_end(expected).summary);
   expectWhatIfColumn(*window, values);
+}
+
+// The what-if's thresholds are drawn beside its EWMA (and the hysteresis band below each); a
+// what-if of another family has none.
+TEST(WhatIf, ItsThresholdsAreDrawnOnThePressurePlot) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(), &feed);
+  const WhatIfThresholds& drawn = window->pressurePlot()->whatIfThresholds();
+  EXPECT_FALSE(drawn.shown());
+  // As `kvscope --what-if FILE`: the live run keeps its config, whose lines the plot draws.
+  policy_config whatIf = window->currentRun().options.policy;
+  whatIf.q8_threshold = 0.5f;
+  whatIf.q4_threshold = 0.8f;
+  window->proposeWhatIf(whatIf);
+  ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
+  ASSERT_TRUE(drawn.shown());
+  EXPECT_EQ(drawn.q8LineValue(), double{whatIf.q8_threshold});
+  EXPECT_EQ(drawn.q4BandBottom(), double{whatIf.q4_threshold} - double{whatIf.hysteresis});
+  whatIf.family = policy_family::fixed;
+  window->proposeWhatIf(whatIf);
+  ASSERT_TRUE(test::waitFor([&] {
+    return ghostShown(*window) && window->whatIf()->whatIf()->run.options.policy.family == policy_family::fixed;
+  }, std::chrono::seconds(60)));
+  EXPECT_FALSE(drawn.shown());
 }
 
 // How soon the ghost follows a change on the built-in demo (printed, not asserted: the machine

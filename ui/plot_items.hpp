@@ -1,0 +1,43 @@
+#pragma once
+// Items placed across a plot's whole width at a value (thresholds, bands, their captions):
+// x in axis-rect ratio, y in plot coordinates. The pressure plot and the what-if's thresholds
+// on it make theirs here.
+#include "qcustomplot_include.hpp"
+
+namespace kvscope::ui {
+
+// A line from the left edge to the right at a value set later (start, end: y).
+inline QCPItemLine* makeLevelLine(QCustomPlot* plot, const QString& layer) {
+  auto* line = new QCPItemLine(plot);
+  line->setLayer(layer);
+  for (auto* pos : {line->start, line->end}) {
+    pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    pos->setTypeY(QCPItemPosition::ptPlotCoords);
+  }
+  return line;
+}
+
+// A band across the plot between two values set later (topLeft, bottomRight: y); no outline.
+inline QCPItemRect* makeLevelBand(QCustomPlot* plot, const QString& layer) {
+  auto* band = new QCPItemRect(plot);
+  band->setLayer(layer);
+  for (auto* pos : {band->topLeft, band->bottomRight}) {
+    pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    pos->setTypeY(QCPItemPosition::ptPlotCoords);
+  }
+  band->setPen(Qt::NoPen);
+  return band;
+}
+
+// A caption at a value, anchored by `align`, on the given layer.
+inline QCPItemText* makeLevelText(QCustomPlot* plot, const QString& layer, Qt::Alignment align) {
+  auto* text = new QCPItemText(plot);
+  text->setLayer(layer);
+  text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+  text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+  text->setPositionAlignment(align);
+  text->setPadding(QMargins(2, 0, 4, 1));
+  return text;
+}
+
+}  // namespace kvscope::ui

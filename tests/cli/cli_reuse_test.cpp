@@ -89,5 +89,48 @@ TEST(CliReuse, CapacityTuneReusesProbesAndChoosesTheSame) {
       << reused.out;
 }
 
+process_result run_ranks(const std::vector<std::string>& args) {
+  std::string command = "mpirun --oversubscribe --allow-run-as-root -n 3";
+  for (const auto& a : args) command += " '" + a + "'";
+  return run_process({"/bin/sh", "-c", command});
+}
+
+// Ranks reuse only their own runs, yet say and write what one process does: the counts come
+// from the runs' figures, whatever ran where.
+TEST(CliReuse, MpiRanksCountWhatOneProcessCounts) {
+#if !KVSCOPE_TEST_MPI
+  GTEST_SKIP() << "kvscope-cli was built without MPI (-DKVSCOPE_MPI=OFF): no mpirun test";
+#endif
+  if (run_process({"/bin/sh", "-c", "command -v mpirun"}).exit_code != 0) {
+    GTEST_SKIP() << "mpirun is not installed (packaging/install-deps.sh installs openmpi-bin)";
+  }
+  temp_dir dir;
+  const std::vector<std::string> sweep{"--grid", "q8_threshold=0.9,0.5 ewma_alpha=0.1,0.6 hysteresis=0.02,0.1",
+                                       "--quiet"};
+  auto one = light_args("sweep", sweep);
+  one.insert(one.end(), {"--jobs", "1", "--out", dir.file("one.csv")});
+  ASSERT_EQ(run_process(one).exit_code, 0);
+  auto ranks = light_args("sweep", sweep);
+  ranks.insert(ranks.end(), {"--out", dir.file("ranks.csv")});
+  const auto r = run_ranks(ranks);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(read_text(dir.file("ranks.csv")), read_text(dir.file("one.csv")));
+  EXPECT_EQ(read_text(dir.file("ranks.csv.provenance.json")), read_text(dir.file("one.csv.provenance.json")));
+
+  const std::vector<std::string> tune{"--gpu", "h100", "--slo", "ttft=1,tpot=0.05", "--space",
+                                      "q8_threshold=0.9,0.95 ewma_alpha=0.2,0.8", "--objective", "max:capacity_rps",
+                                      "--search", "grid"};
+  one = light_args("tune", tune);
+  one.insert(one.end(), {"--jobs", "1", "--out", dir.file("one.json")});
+  const auto tuned_one = run_process(one);
+  ASSERT_EQ(tuned_one.exit_code, 0) << tuned_one.err;
+  ranks = light_args("tune", tune);
+  ranks.insert(ranks.end(), {"--out", dir.file("ranks.json")});
+  const auto tuned_ranks = run_ranks(ranks);
+  ASSERT_EQ(tuned_ranks.exit_code, 0) << tuned_ranks.out << tuned_ranks.err;
+  EXPECT_EQ(read_text(dir.file("ranks.json.provenance.json")), read_text(dir.file("one.json.provenance.json")));
+  EXPECT_GT(json_file(dir.file("one.json.provenance.json"))["search"]["reused_runs"].get<std::size_t>(), 0u);
+}
+
 }  // namespace
 }  // namespace kvscope::test

@@ -50,12 +50,10 @@ policy_config without_controller(policy_config p) {
 }
 
 // Everything of a run but its policy (and the resolved setup, a cache of the options).
-bool same_run_but_policy(const run_description& a, const run_description& b) {
-  engine_options oa = a.options, ob = b.options;
-  oa.policy = ob.policy = policy_config{};
-  return oa == ob && a.load_spec == b.load_spec && a.format == b.format && a.skip_bad_rows == b.skip_bad_rows &&
-         a.steps == b.steps && a.arrival_time_scale == b.arrival_time_scale && a.trace_sha256 == b.trace_sha256 &&
-         a.model_sha256 == b.model_sha256 && a.gpu_sha256 == b.gpu_sha256;
+bool same_class(const run_description& a, const run_description& b) {
+  return a.options == b.options && a.load_spec == b.load_spec && a.format == b.format &&
+         a.skip_bad_rows == b.skip_bad_rows && a.steps == b.steps && a.arrival_time_scale == b.arrival_time_scale &&
+         a.trace_sha256 == b.trace_sha256 && a.model_sha256 == b.model_sha256 && a.gpu_sha256 == b.gpu_sha256;
 }
 
 // An upper bound on the EWMA after `steps` observations of pressures <= `peak`, with rounding:
@@ -71,24 +69,45 @@ reuse_facts facts_of(const run_summary& summary) {
   return {summary.peak_usage, summary.level_transitions, summary.steps};
 }
 
+reuse_key key_of(const run_description& run) {
+  reuse_key key;
+  key.run_class = run;
+  key.run_class.options.policy = policy_config{};
+  key.run_class.setup.reset();
+  key.policy = read_fields(run.options.policy);
+  return key;
+}
+
+bool repeats_key(const reuse_key& donor, const reuse_facts& facts, const reuse_key& candidate) {
+  if (!donor.run_class.commands.empty() || !candidate.run_class.commands.empty()) return false;
+  const policy_config& d = donor.policy;
+  const policy_config& c = candidate.policy;
+  // The policy first: it is what differs between most configs of a sweep, and cheap to compare.
+  if (d != c) {
+    if (d.family != policy_family::ewma || without_controller(d) != without_controller(c)) return false;
+    // Both start at min_level; the donor never left it, and the candidate's EWMA never reaches
+    // its q8 threshold, so its raw level is fp16 at every step and its level stays min_level.
+    // Only at min_level fp16 is the summary's peak_usage the peak the controller observed.
+    if (d.min_level != precision::fp16 || facts.level_transitions != 0 ||
+        !(ewma_bound(facts.peak_usage, facts.steps) < static_cast<double>(c.q8_threshold))) {
+      return false;
+    }
+  }
+  return same_class(donor.run_class, candidate.run_class);
+}
+
 bool repeats_run(const run_description& donor, const reuse_facts& facts, const run_description& candidate) {
-  if (!donor.commands.empty() || !candidate.commands.empty()) return false;
-  if (!same_run_but_policy(donor, candidate)) return false;
-  const policy_config d = read_fields(donor.options.policy), c = read_fields(candidate.options.policy);
-  if (d == c) return true;
-  if (d.family != policy_family::ewma || without_controller(d) != without_controller(c)) return false;
-  // Both start at min_level; the donor never left it, and the candidate's EWMA never reaches
-  // its q8 threshold, so its raw level is fp16 at every step and its level stays min_level.
-  // Only at min_level fp16 is the summary's peak_usage the peak the controller observed.
-  return d.min_level == precision::fp16 && facts.level_transitions == 0 &&
-         ewma_bound(facts.peak_usage, facts.steps) < static_cast<double>(c.q8_threshold);
+  return repeats_key(key_of(donor), facts, key_of(candidate));
 }
 
 std::size_t count_repeats(const std::vector<std::pair<run_description, reuse_facts>>& runs) {
+  std::vector<reuse_key> keys;
+  keys.reserve(runs.size());
+  for (const auto& run : runs) keys.push_back(key_of(run.first));
   std::size_t count = 0;
   for (std::size_t i = 1; i < runs.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (repeats_run(runs[j].first, runs[j].second, runs[i].first)) {
+      if (repeats_key(keys[j], runs[j].second, keys[i])) {
         ++count;
         break;
       }

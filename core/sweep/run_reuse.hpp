@@ -54,6 +54,15 @@ struct recorded_run {
 // with a command log never qualifies (a reconfigure would change the policy mid-run).
 bool repeats_run(const run_description& donor, const reuse_facts& facts, const run_description& candidate);
 
+// A run as repeats_run compares it, made once per run rather than once per comparison: the run
+// without its policy, and the policy's fields its family reads.
+struct reuse_key {
+  run_description run_class;
+  policy_config policy;
+};
+reuse_key key_of(const run_description& run);
+bool repeats_key(const reuse_key& donor, const reuse_facts& facts, const reuse_key& candidate);
+
 // How many runs of `runs` (in plan order, each with its facts) repeat an earlier one. The same
 // whatever ran and what was reused, since a reused run's facts are its donor's.
 std::size_t count_repeats(const std::vector<std::pair<run_description, reuse_facts>>& runs);
@@ -71,22 +80,23 @@ class reuse_cache {
   void offer(std::size_t order, const run_description& run, const reuse_facts& facts, Result result) {
     if (!enabled_) return;
     const std::lock_guard lock(mutex_);
-    done_.emplace(order, entry{run, facts, std::move(result)});
+    done_.emplace(order, entry{key_of(run), facts, std::move(result)});
   }
 
   // The result of the earliest offered run before `order` that `run` would repeat.
   std::optional<Result> find(std::size_t order, const run_description& run) const {
     if (!enabled_) return std::nullopt;
+    const reuse_key key = key_of(run);
     const std::lock_guard lock(mutex_);
     for (auto it = done_.begin(); it != done_.end() && it->first < order; ++it) {
-      if (repeats_run(it->second.run, it->second.facts, run)) return it->second.result;
+      if (repeats_key(it->second.key, it->second.facts, key)) return it->second.result;
     }
     return std::nullopt;
   }
 
  private:
   struct entry {
-    run_description run;
+    reuse_key key;
     reuse_facts facts;
     Result result;
   };

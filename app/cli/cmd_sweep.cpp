@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -117,13 +118,14 @@ int run_sweep(const sweep_options& o) {
     }
   }
   const std::size_t before = file.size();
+  const std::map<std::size_t, std::string> earlier = file.rows();  // before the sink adds to them
   const unsigned jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   sweep_sink sink(file, *plan, todo.size(), o.verbose);
   const auto outcome = mpi ? coordinate_sweep(*mpi, todo, sink, interrupt_guard::flag())
-                           : run_sweep_local(*base, *plan, todo, jobs, sink, interrupt_guard::flag(), !o.no_reuse);
+                           : run_sweep_local(*base, *plan, todo, jobs, sink, interrupt_guard::flag(), !o.no_reuse, earlier);
   if (status != exit_ok) return status;  // the other ranks have been released
   // Counted from the rows, so the sidecar says the same whatever ran where.
-  const auto reused = count_sweep_repeats(*base, *plan, file.header(), file.rows());
+  const auto reused = count_sweep_repeats(*base, *plan, file.rows());
   if (!o.no_reuse) file.set_provenance(sweep_provenance_with_reuse(provenance, reused.repeats, reused.configs));
   if (auto r = sink.finish(); !r) {
     print_error(r.error());

@@ -4,6 +4,7 @@
 // the rows go to a sweep_sink, which writes them in index order: the same bytes.
 #include <atomic>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,10 +25,12 @@ struct sweep_exec_outcome {
 std::string host_name();
 
 // Runs configs `todo` (indices into plan.configs) on `jobs` threads; with `reuse`, a run that
-// cannot differ from an earlier config's is not run again (sweep/run_reuse.hpp).
+// cannot differ from an earlier config's, or from a row of `earlier` (--resume), is not run
+// again (sweep/run_reuse.hpp).
 sweep_exec_outcome run_sweep_local(const run_description& base, const sweep_plan& plan,
                                    const std::vector<std::size_t>& todo, unsigned jobs, sweep_sink& sink,
-                                   const std::atomic<bool>& interrupt, bool reuse);
+                                   const std::atomic<bool>& interrupt, bool reuse,
+                                   const std::map<std::size_t, std::string>& earlier);
 
 // The ranks the launcher (mpirun, srun) started this process among: 1 when it was not.
 int launcher_world_size();

@@ -16,6 +16,52 @@
 
 namespace kvscope {
 
+namespace {
+
+// A row's run, its facts and its metric cells, read back from the row's text.
+struct row_run {
+  std::size_t index = 0;
+  run_description run;
+  reuse_facts facts;
+  std::string metric_cells;
+};
+
+// The rows with metrics (a config that cannot run has none) whose config cells are the plan's.
+std::vector<row_run> rows_runs(const run_description& base, const sweep_plan& plan,
+                               const std::map<std::size_t, std::string>& rows) {
+  std::string text = sweep_header(plan.columns);
+  for (const auto& [index, row] : rows) text += row;
+  const auto table = parse_csv(text, "sweep rows");
+  if (!table) return {};
+  const std::size_t peak = table->column("peak_usage").value_or(0);
+  const std::size_t transitions = table->column("level_transitions").value_or(0);
+  const std::size_t steps = table->column("steps").value_or(0);
+  if (peak == 0 || transitions == 0 || steps == 0) return {};
+  std::vector<row_run> out;
+  for (std::size_t r = 0; r < table->rows.size(); ++r) {
+    const auto& cells = table->rows[r];
+    const auto index = row_index(*table, r, "sweep rows");
+    if (!index || *index >= plan.configs.size() || cells[peak].empty()) continue;
+    const sweep_config& config = plan.configs[*index];
+    const std::string& row = table->row_text[r];
+    const std::string labels = sweep_row_with_metrics(*index, plan.columns, config, "");  // its cells and '\n'
+    if (!row.starts_with(std::string_view(labels).substr(0, labels.size() - 1))) continue;
+    row_run run{*index, config_run(base, config), {}, row.substr(labels.size() - 1, row.size() - labels.size())};
+    // Shortest round-trip text: read back, each is the run's exact figure.
+    const auto read = [&](std::size_t column, auto& value) {
+      const std::string& cell = cells[column];
+      std::from_chars(cell.data(), cell.data() + cell.size(), value);
+    };
+    read(peak, run.facts.peak_usage);
+    read(transitions, run.facts.level_transitions);
+    read(steps, run.facts.steps);
+    out.push_back(std::move(run));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<std::string> sweep_config_row(const run_description& base, const sweep_plan& plan,
                                             std::size_t index, const std::atomic<bool>* cancel,
                                             reuse_cache<std::string>* reuse) {
@@ -40,10 +86,14 @@ std::optional<std::string> sweep_config_row(const run_description& base, const s
 
 void run_sweep_rows(const run_description& base, const sweep_plan& plan, const std::vector<std::size_t>& todo,
                     unsigned jobs, const std::atomic<bool>& cancel, const std::function<void()>& started,
-                    const std::function<void(std::size_t, std::string, double)>& done, bool reuse) {
+                    const std::function<void(std::size_t, std::string, double)>& done, bool reuse,
+                    const std::map<std::size_t, std::string>& earlier) {
   // The job pool hands out `todo` in order, so every config a row may reuse started before it;
   // one still running is not waited for (the row is the same bytes when run).
   reuse_cache<std::string> cache(reuse);
+  if (reuse) {
+    for (auto& r : rows_runs(base, plan, earlier)) cache.offer(r.index, r.run, r.facts, std::move(r.metric_cells));
+  }
   run_jobs(todo.size(), jobs, cancel, [&](std::size_t t) {
     if (started) started();
     const auto start = std::chrono::steady_clock::now();
@@ -54,32 +104,10 @@ void run_sweep_rows(const run_description& base, const sweep_plan& plan, const s
   });
 }
 
-sweep_repeats count_sweep_repeats(const run_description& base, const sweep_plan& plan, const std::string& header,
+sweep_repeats count_sweep_repeats(const run_description& base, const sweep_plan& plan,
                                   const std::map<std::size_t, std::string>& rows) {
-  std::string text = header;
-  for (const auto& [index, row] : rows) text += row;
-  const auto table = parse_csv(text, "sweep rows");
-  if (!table) return {};
-  const std::size_t peak = table->column("peak_usage").value_or(0);
-  const std::size_t transitions = table->column("level_transitions").value_or(0);
-  const std::size_t steps = table->column("steps").value_or(0);
-  if (peak == 0 || transitions == 0 || steps == 0) return {};
   std::vector<std::pair<run_description, reuse_facts>> runs;
-  for (std::size_t r = 0; r < table->rows.size(); ++r) {
-    const auto& cells = table->rows[r];
-    const auto index = row_index(*table, r, "sweep rows");
-    if (!index || *index >= plan.configs.size() || cells[peak].empty()) continue;  // a config that cannot run
-    reuse_facts facts;
-    // Shortest round-trip text: read back, each is the run's exact figure.
-    const auto read = [&](std::size_t column, auto& value) {
-      const std::string& cell = cells[column];
-      std::from_chars(cell.data(), cell.data() + cell.size(), value);
-    };
-    read(peak, facts.peak_usage);
-    read(transitions, facts.level_transitions);
-    read(steps, facts.steps);
-    runs.emplace_back(config_run(base, plan.configs[*index]), facts);
-  }
+  for (auto& r : rows_runs(base, plan, rows)) runs.emplace_back(std::move(r.run), r.facts);
   return {count_repeats(runs), runs.size()};
 }
 

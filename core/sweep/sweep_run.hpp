@@ -32,20 +32,22 @@ std::optional<std::string> sweep_config_row(const run_description& base, const s
 // (sweep/job_pool.hpp): `started()` as each begins, `done(index, row, wall_seconds)` as each
 // ends, both on the job threads. Once `cancel` is true no further config starts and the running
 // ones stop (their rows are not delivered). Rethrows the first run's exception once every
-// thread has finished. With `reuse`, runs that cannot differ are run once (sweep/run_reuse.hpp):
-// the rows are the same bytes either way.
+// thread has finished. With `reuse`, runs that cannot differ are run once (sweep/run_reuse.hpp),
+// also from `earlier` (rows of the plan a resumed sweep kept, by index): the rows are the same
+// bytes either way.
 void run_sweep_rows(const run_description& base, const sweep_plan& plan, const std::vector<std::size_t>& todo,
                     unsigned jobs, const std::atomic<bool>& cancel, const std::function<void()>& started,
-                    const std::function<void(std::size_t, std::string, double)>& done, bool reuse = true);
+                    const std::function<void(std::size_t, std::string, double)>& done, bool reuse = true,
+                    const std::map<std::size_t, std::string>& earlier = {});
 
-// How many of the configs of `rows` (CSV rows of `plan` by index, header `header`) repeat the run
-// of an earlier one, counted from the rows' figures (count_repeats): the same whatever ran, was
-// reused, or how many jobs, ranks or shards made the rows. Rows with empty metrics are skipped.
+// How many of the configs of `rows` (CSV rows of `plan` by index) repeat the run of an earlier
+// one, counted from the rows' figures (count_repeats): the same whatever ran, was reused, or how
+// many jobs, ranks or shards made the rows. Rows with empty metrics are skipped.
 struct sweep_repeats {
   std::size_t repeats = 0;
   std::size_t configs = 0;  // rows with metrics
 };
-sweep_repeats count_sweep_repeats(const run_description& base, const sweep_plan& plan, const std::string& header,
+sweep_repeats count_sweep_repeats(const run_description& base, const sweep_plan& plan,
                                   const std::map<std::size_t, std::string>& rows);
 
 // True when `key` names a numeric summary metric (its value: summary_number, run/summary_compare).

@@ -52,7 +52,7 @@ std::map<std::size_t, std::string> rows_of(const run_description& base, const sw
 
 std::size_t repeats_in(const run_description& base, const sweep_plan& plan,
                        const std::map<std::size_t, std::string>& rows) {
-  return count_sweep_repeats(base, plan, sweep_header(plan.columns), rows).repeats;
+  return count_sweep_repeats(base, plan, rows).repeats;
 }
 
 constexpr std::uint64_t gib = 1ull << 30;
@@ -89,6 +89,32 @@ TEST(RunReuse, ALightLoadReusesAndAHeavyOneDoesNot) {
   EXPECT_EQ(repeats_in(light, plan, light_rows), 31u);
   const run_description heavy = load_run("azure_conv_500.csv", 2 * gib);
   EXPECT_EQ(repeats_in(heavy, plan, rows_of(heavy, plan, 1, true)), 0u);
+}
+
+// A resumed sweep reuses the rows it kept: a kept row marked in a cell no rule reads lends its
+// mark to the configs that reuse it, and unmarked, they are the rows of the sweep run whole.
+TEST(RunReuse, AResumedSweepReusesTheRowsItKept) {
+  const run_description base = load_run("azure_conv_500.csv", 8 * gib);
+  // 0: q8 0.9 alpha 0.2 (kept), 1: q8 0.9, 2-3: q8 0.5 (its level moves), 4-5: q8 0.7.
+  const sweep_plan plan = plan_of("q8_threshold=0.9,0.5,0.7 ewma_alpha=0.2,0.9");
+  const auto whole = rows_of(base, plan, 1, false);
+  const auto resumed = [&](const std::string& kept_row) {
+    std::map<std::size_t, std::string> rest;
+    const std::atomic<bool> go{false};
+    run_sweep_rows(base, plan, {1, 2, 3, 4, 5}, 1, go, nullptr,
+                   [&](std::size_t index, std::string row, double) { rest[index] = std::move(row); }, true,
+                   {{0, kept_row}});
+    return rest;
+  };
+  std::string marked = whole.at(0);
+  ASSERT_TRUE(marked.ends_with(",nan\n"));  // attention_error_measured: unmeasured in accounting mode
+  marked.replace(marked.size() - 4, 3, "42");
+  const auto from_marked = resumed(marked);
+  for (std::size_t i : {1, 4, 5}) EXPECT_TRUE(from_marked.at(i).ends_with(",42\n")) << from_marked.at(i);
+  for (std::size_t i : {2, 3}) EXPECT_EQ(from_marked.at(i), whole.at(i));
+  auto from_kept = resumed(whole.at(0));
+  from_kept[0] = whole.at(0);
+  EXPECT_EQ(from_kept, whole);
 }
 
 // A reused row is not run: with the run cancelled from the start, only reuse gives a row.

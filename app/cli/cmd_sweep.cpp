@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -37,7 +38,25 @@ struct sweep_options {
   std::string shard = "0/1";
   bool verbose = false;
   bool quiet = false;
+  bool no_reuse = false;
 };
+
+// The closing lines on stderr: what ran where, how many configs reused an identical run, and a
+// calibration's range (the same share of every row's figure: said once, not per row).
+void print_closing(const sweep_options& o, const std::string& where, const sweep_sink& sink, std::size_t before,
+                   std::size_t rows, const sweep_repeats& reused) {
+  const double elapsed = sink.elapsed_s();
+  const std::size_t ran = sink.completed();
+  std::fprintf(stderr, "sweep: %zu configs run in %.2f s (%.2f configs/s) on %s%s; %zu rows in %s\n", ran, elapsed,
+               elapsed > 0 ? static_cast<double>(ran) / elapsed : 0.0, where.c_str(),
+               before ? (", " + std::to_string(before) + " from before").c_str() : "", rows, o.out.c_str());
+  if (!o.no_reuse && reused.repeats > 0) {
+    std::fprintf(stderr, "sweep: %s\n", reuse_note(reused.repeats, reused.configs).c_str());
+  }
+  if (const auto calibrated = o.base.flags.calibration_given(); calibrated && *calibrated) {
+    std::fprintf(stderr, "sweep: timed by a calibration; each row's range: %s\n", range_shares_text(**calibrated).c_str());
+  }
+}
 
 int run_sweep(const sweep_options& o) {
   // Before anything is read, written or run: the output must be writable and replace no input.
@@ -76,12 +95,12 @@ int run_sweep(const sweep_options& o) {
     return exit_bad_input;
   }
   if (mpi && mpi->rank() != 0) {
-    const auto error = serve_sweep(*mpi, *base, *plan, interrupt_guard::flag());
+    const auto error = serve_sweep(*mpi, *base, *plan, interrupt_guard::flag(), !o.no_reuse);
     return error.empty() ? exit_ok : exit_runtime_failure;
   }
 
-  sweep_file file(o.out, sweep_header(plan->columns),
-                  sweep_provenance_json(*base, *plan, load_checksum(*base), o.base.typed()));
+  const std::string provenance = sweep_provenance_json(*base, *plan, load_checksum(*base), o.base.typed());
+  sweep_file file(o.out, sweep_header(plan->columns), provenance);
   std::vector<std::size_t> todo;
   int status = exit_ok;
   std::error_code ec;
@@ -99,17 +118,19 @@ int run_sweep(const sweep_options& o) {
     }
   }
   const std::size_t before = file.size();
+  const std::map<std::size_t, std::string> earlier = file.rows();  // before the sink adds to them
   const unsigned jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   sweep_sink sink(file, *plan, todo.size(), o.verbose);
   const auto outcome = mpi ? coordinate_sweep(*mpi, todo, sink, interrupt_guard::flag())
-                           : run_sweep_local(*base, *plan, todo, jobs, sink, interrupt_guard::flag());
+                           : run_sweep_local(*base, *plan, todo, jobs, sink, interrupt_guard::flag(), !o.no_reuse, earlier);
   if (status != exit_ok) return status;  // the other ranks have been released
+  // Counted from the rows, so the sidecar says the same whatever ran where.
+  const auto reused = count_sweep_repeats(*base, *plan, file.rows());
+  if (!o.no_reuse) file.set_provenance(sweep_provenance_with_reuse(provenance, reused.repeats, reused.configs));
   if (auto r = sink.finish(); !r) {
     print_error(r.error());
     return exit_runtime_failure;
   }
-  const double elapsed = sink.elapsed_s();
-  const std::size_t ran = sink.completed();
   if (!outcome.error.empty()) {
     print_error("a run failed: " + outcome.error + "; " + std::to_string(file.size()) + " rows in " + o.out +
                 " (--resume runs the rest)");
@@ -122,15 +143,8 @@ int run_sweep(const sweep_options& o) {
   }
   if (!o.quiet) {
     const std::size_t workers = mpi ? static_cast<std::size_t>(mpi->size() - 1) : jobs;
-    const std::string where = std::to_string(workers) + (mpi ? " worker rank" : " job") + (workers == 1 ? "" : "s");
-    std::fprintf(stderr, "sweep: %zu configs run in %.2f s (%.2f configs/s) on %s%s; %zu rows in %s\n", ran, elapsed,
-                 elapsed > 0 ? static_cast<double>(ran) / elapsed : 0.0, where.c_str(),
-                 before ? (", " + std::to_string(before) + " from before").c_str() : "", file.size(), o.out.c_str());
-    // A calibration's range is the same share of every row's figure: said once, not per row.
-    if (const auto calibrated = o.base.flags.calibration_given(); calibrated && *calibrated) {
-      std::fprintf(stderr, "sweep: timed by a calibration; each row's range: %s\n",
-                   range_shares_text(**calibrated).c_str());
-    }
+    print_closing(o, std::to_string(workers) + (mpi ? " worker rank" : " job") + (workers == 1 ? "" : "s"), sink,
+                  before, file.size(), reused);
   }
   return exit_ok;
 }
@@ -153,6 +167,8 @@ void add_sweep_command(CLI::App& root, int& exit_code) {
       ->type_name("K/N");
   cmd->add_flag("--verbose", o->verbose, "One line per config on stderr: its wall time and where it ran");
   cmd->add_flag("--quiet", o->quiet, "No closing line on stderr");
+  cmd->add_flag("--no-reuse", o->no_reuse,
+                "Run every config, even one whose run cannot differ from an earlier config's (same rows, more time)");
   cmd->callback([o, &exit_code] { exit_code = run_sweep(*o); });
 
   auto files = std::make_shared<std::vector<std::string>>();

@@ -40,6 +40,7 @@ struct tune_options {
   std::string out;
   unsigned jobs = 0;
   capacity_options capacity;
+  bool no_reuse = false;
 };
 
 std::string number(double v) {
@@ -147,6 +148,7 @@ int run_tune(const tune_options& o) {
   run_options.jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   run_options.capacity = o.capacity;
   run_options.cancel = &interrupt_guard::flag();
+  run_options.reuse = !o.no_reuse;
   std::atomic<std::size_t> engine_runs{0};
   tune_result result;
   load_facts facts;
@@ -181,8 +183,12 @@ int run_tune(const tune_options& o) {
   }
 
   const auto chosen = config_at(problem, result.best);
+  // Counted from the runs' own figures: the same whatever ran on which job or rank.
+  const std::size_t reused = o.no_reuse ? 0 : count_tune_repeats(*base, problem, result);
   std::cout << "search      " << o.search << ": " << result.trials.size() << " of " << result.grid_size
-            << " configs run (" << engine_runs.load() << " engine runs)\n";
+            << " configs run (" << engine_runs.load() - reused << " engine runs";
+  if (reused > 0) std::cout << "; " << reused << " more reused an identical run: " << reuse_reason;
+  std::cout << ")\n";
   std::cout << "best        config " << result.best_index << (chosen.empty() ? "" : ": " + describe(chosen)) << '\n';
   std::cout << "score       " << score_text(problem, result.score) << '\n';
   if (!result.score.figures.empty()) {
@@ -225,7 +231,8 @@ int run_tune(const tune_options& o) {
     p.budget_bytes = setup ? setup->budget_bytes : base->options.budget_bytes;
     p.slo = base->options.slo;
     p.method = o.search;
-    p.engine_runs = engine_runs.load();
+    p.engine_runs = engine_runs.load() - reused;
+    if (!o.no_reuse) p.reused_runs = reused;
     p.fixed_options = o.base.typed();
     if (capacity) p.capacity_target = o.capacity.target;
     if (auto r = write_tuned(o.out, best_run.options.policy, problem, result, p); !r) {
@@ -264,6 +271,8 @@ void add_tune_command(CLI::App& root, int& exit_code) {
       ->default_val("descent");
   cmd->add_option("--out", o->out, "Write the best policy config here (.json or .toml) and <out>.provenance.json")->check(output_file_name());
   cmd->add_option("--jobs", o->jobs, "Runs at once, one core each (default: all cores)")->check(CLI::Range(1u, 4096u));
+  cmd->add_flag("--no-reuse", o->no_reuse,
+                "Run every engine run, even one that cannot differ from an earlier config's (same result, more time)");
   cmd->add_option("--target", o->capacity.target, "capacity_rps: SLO attainment to keep")->default_val(0.99);
   cmd->add_option("--tolerance", o->capacity.tolerance, "capacity_rps: stop when the bracket is this narrow (relative)")
       ->default_val(0.01)

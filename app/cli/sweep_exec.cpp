@@ -17,12 +17,14 @@ std::string host_name() {
 
 sweep_exec_outcome run_sweep_local(const run_description& base, const sweep_plan& plan,
                                    const std::vector<std::size_t>& todo, unsigned jobs, sweep_sink& sink,
-                                   const std::atomic<bool>& interrupt) {
+                                   const std::atomic<bool>& interrupt, bool reuse,
+                                   const std::map<std::size_t, std::string>& earlier) {
   sweep_exec_outcome outcome;
   const std::string where = host_name();
   try {
     run_sweep_rows(base, plan, todo, jobs, interrupt, [&] { sink.started(); },
-                   [&](std::size_t index, std::string row, double took) { sink.done(index, std::move(row), took, where); });
+                   [&](std::size_t index, std::string row, double took) { sink.done(index, std::move(row), took, where); },
+                   reuse, earlier);
   } catch (const std::exception& e) {
     outcome.error = e.what();
   }

@@ -4,6 +4,7 @@
 // the rows go to a sweep_sink, which writes them in index order: the same bytes.
 #include <atomic>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,10 +24,13 @@ struct sweep_exec_outcome {
 // This machine's name, for logs.
 std::string host_name();
 
-// Runs configs `todo` (indices into plan.configs) on `jobs` threads.
+// Runs configs `todo` (indices into plan.configs) on `jobs` threads; with `reuse`, a run that
+// cannot differ from an earlier config's, or from a row of `earlier` (--resume), is not run
+// again (sweep/run_reuse.hpp).
 sweep_exec_outcome run_sweep_local(const run_description& base, const sweep_plan& plan,
                                    const std::vector<std::size_t>& todo, unsigned jobs, sweep_sink& sink,
-                                   const std::atomic<bool>& interrupt);
+                                   const std::atomic<bool>& interrupt, bool reuse,
+                                   const std::map<std::size_t, std::string>& earlier);
 
 // The ranks the launcher (mpirun, srun) started this process among: 1 when it was not.
 int launcher_world_size();
@@ -60,6 +64,6 @@ sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const std::vector<st
 // Every other rank: asks rank 0 for configs and runs them until told to stop. Returns the first
 // error of its own runs ("" when none).
 std::string serve_sweep(const mpi_session& mpi, const run_description& base, const sweep_plan& plan,
-                        const std::atomic<bool>& interrupt);
+                        const std::atomic<bool>& interrupt, bool reuse);
 
 }  // namespace kvscope::cli

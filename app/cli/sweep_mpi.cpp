@@ -98,9 +98,11 @@ sweep_exec_outcome coordinate_sweep(const mpi_session& mpi, const std::vector<st
 }
 
 std::string serve_sweep(const mpi_session& mpi, const run_description& base, const sweep_plan& plan,
-                        const std::atomic<bool>& interrupt) {
+                        const std::atomic<bool>& interrupt, bool reuse) {
   (void)mpi;
   std::string first_error;
+  // Rank 0 hands out configs in order: a rank reuses the earlier runs it made itself.
+  reuse_cache<std::string> cache(reuse);
   send_report(-1, asking, 0, {});
   for (;;) {
     std::int64_t index = -1;
@@ -108,7 +110,7 @@ std::string serve_sweep(const mpi_session& mpi, const run_description& base, con
     if (index < 0) return first_error;
     const auto start = std::chrono::steady_clock::now();
     try {
-      auto row = sweep_config_row(base, plan, static_cast<std::size_t>(index), &interrupt);
+      auto row = sweep_config_row(base, plan, static_cast<std::size_t>(index), &interrupt, &cache);
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       if (row) {
         send_report(index, row_done, took.count(), host_name() + "\n" + *row);
@@ -131,7 +133,7 @@ sweep_exec_outcome coordinate_sweep(const mpi_session&, const std::vector<std::s
                                     const std::atomic<bool>&) {
   return {false, "kvscope-cli was built without MPI"};
 }
-std::string serve_sweep(const mpi_session&, const run_description&, const sweep_plan&, const std::atomic<bool>&) {
+std::string serve_sweep(const mpi_session&, const run_description&, const sweep_plan&, const std::atomic<bool>&, bool) {
   return "kvscope-cli was built without MPI";
 }
 

@@ -87,6 +87,16 @@ std::string encode_result(const tune_score& s, std::uint64_t runs) {
     w.f64(value);
   }
   w.f64(s.infeasible_share);
+  // The runs behind the score, so that rank 0 counts the reused ones as one process does.
+  w.u64(s.runs.size());
+  for (const auto& run : s.runs) {
+    w.f64(run.rate_factor);
+    w.u64(run.facts ? 1 : 0);
+    const reuse_facts facts = run.facts.value_or(reuse_facts{});
+    w.f64(facts.peak_usage);
+    w.u64(facts.level_transitions);
+    w.u64(facts.steps);
+  }
   return w.take();
 }
 
@@ -138,6 +148,16 @@ std::uint64_t decode_result(const message& m, tune_score& score) {
     value = r.f64();
   }
   score.infeasible_share = r.f64();
+  score.runs.resize(static_cast<std::size_t>(r.u64()));
+  for (auto& run : score.runs) {
+    run.rate_factor = r.f64();
+    const bool known = r.u64() != 0;
+    reuse_facts facts;
+    facts.peak_usage = r.f64();
+    facts.level_transitions = r.u64();
+    facts.steps = r.u64();
+    if (known) run.facts = facts;
+  }
   return runs;
 }
 

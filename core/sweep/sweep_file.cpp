@@ -176,7 +176,8 @@ expected<std::string, std::string> common_provenance(const std::vector<std::file
                         describe_differences(*differences, first, other)};
     }
   }
-  return texts.front().value_or("");
+  // Each shard counted the reuse among its own rows: no count of theirs holds for the whole.
+  return texts.front() ? sweep_provenance_without_reuse(*texts.front()) : "";
 }
 
 }  // namespace

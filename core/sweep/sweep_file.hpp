@@ -50,6 +50,9 @@ class sweep_file {
   std::string text() const;
 
   const std::filesystem::path& path() const noexcept { return path_; }
+  const std::map<std::size_t, std::string>& rows() const noexcept { return rows_; }
+  // The sidecar's text from now on (a sweep's closing facts: sweep_provenance_with_reuse).
+  void set_provenance(std::string provenance) { provenance_ = std::move(provenance); }
 
  private:
   std::filesystem::path path_;

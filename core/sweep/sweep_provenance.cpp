@@ -7,6 +7,7 @@
 #include "kvscope_version.hpp"
 #include "run/option_table.hpp"
 #include "sweep/config_apply.hpp"
+#include "sweep/run_reuse.hpp"
 
 namespace kvscope {
 namespace {
@@ -80,6 +81,25 @@ std::string sweep_provenance_json(const run_description& base, const sweep_plan&
   }
   j["options_typed"] = typed;
   // A load path need not be UTF-8: replace what is not rather than fail.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string reuse_note(std::size_t repeats, std::size_t configs) {
+  return std::to_string(repeats) + " of " + std::to_string(configs) + " configs reused an identical run: " +
+         std::string(reuse_reason);
+}
+
+std::string sweep_provenance_with_reuse(std::string_view provenance, std::size_t repeats, std::size_t configs) {
+  json j = json::parse(provenance, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::string(provenance);
+  j["reuse"] = {{"configs", configs}, {"reused", repeats}, {"note", reuse_note(repeats, configs)}};
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string sweep_provenance_without_reuse(std::string_view provenance) {
+  json j = json::parse(provenance, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("reuse")) return std::string(provenance);
+  j.erase("reuse");
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

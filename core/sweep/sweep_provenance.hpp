@@ -23,6 +23,15 @@ std::filesystem::path sweep_provenance_path(const std::filesystem::path& csv);
 std::string sweep_provenance_json(const run_description& base, const sweep_plan& plan, std::string_view checksum,
                                   const std::vector<std::string>& typed);
 
+// The sidecar's text with a "reuse" object: how many of the `configs` with figures repeated the
+// run of an earlier config and reused it (sweep/run_reuse.hpp), and why that is exact. Not
+// compared by compare_provenance: a resumed sweep or a shard counts its own rows.
+std::string sweep_provenance_with_reuse(std::string_view provenance, std::size_t repeats, std::size_t configs);
+// The one-line note: "12 of 30 configs reused an identical run: ...".
+std::string reuse_note(std::size_t repeats, std::size_t configs);
+// The sidecar's text without its "reuse" object (merged shards: each counted its own rows).
+std::string sweep_provenance_without_reuse(std::string_view provenance);
+
 // One way two sweeps differ: what ("budget", "load", "kvscope version") and its two values.
 struct provenance_difference {
   std::string what, first, second;

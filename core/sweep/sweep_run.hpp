@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,22 +15,40 @@
 #include "run/run_description.hpp"
 #include "run/run_summary.hpp"
 #include "sweep/capacity_search.hpp"
+#include "sweep/run_reuse.hpp"
 #include "sweep/sweep_space.hpp"
 
 namespace kvscope {
 
 // Runs config `index` of `plan` over `base` and returns its CSV row, or nullopt when `cancel`
 // stopped it (a config the plan marks invalid is not run: its row has empty metric cells). Throws what the run throws (load_error, std::invalid_argument).
+// With `reuse`, a config whose run would repeat an earlier config's finished run takes that
+// run's metric cells instead (sweep/run_reuse.hpp), and a config that runs offers its own.
 std::optional<std::string> sweep_config_row(const run_description& base, const sweep_plan& plan,
-                                            std::size_t index, const std::atomic<bool>* cancel);
+                                            std::size_t index, const std::atomic<bool>* cancel,
+                                            reuse_cache<std::string>* reuse = nullptr);
 
-// Runs configs `todo` (indices into plan.configs) on `jobs` threads (sweep/job_pool.hpp):
-// `started()` as each begins, `done(index, row, wall_seconds)` as each ends, both on the job
-// threads. Once `cancel` is true no further config starts and the running ones stop (their rows
-// are not delivered). Rethrows the first run's exception once every thread has finished.
+// Runs configs `todo` (indices into plan.configs, ascending) on `jobs` threads
+// (sweep/job_pool.hpp): `started()` as each begins, `done(index, row, wall_seconds)` as each
+// ends, both on the job threads. Once `cancel` is true no further config starts and the running
+// ones stop (their rows are not delivered). Rethrows the first run's exception once every
+// thread has finished. With `reuse`, runs that cannot differ are run once (sweep/run_reuse.hpp),
+// also from `earlier` (rows of the plan a resumed sweep kept, by index): the rows are the same
+// bytes either way.
 void run_sweep_rows(const run_description& base, const sweep_plan& plan, const std::vector<std::size_t>& todo,
                     unsigned jobs, const std::atomic<bool>& cancel, const std::function<void()>& started,
-                    const std::function<void(std::size_t, std::string, double)>& done);
+                    const std::function<void(std::size_t, std::string, double)>& done, bool reuse = true,
+                    const std::map<std::size_t, std::string>& earlier = {});
+
+// How many of the configs of `rows` (CSV rows of `plan` by index) repeat the run of an earlier
+// one, counted from the rows' figures (count_repeats): the same whatever ran, was reused, or how
+// many jobs, ranks or shards made the rows. Rows with empty metrics are skipped.
+struct sweep_repeats {
+  std::size_t repeats = 0;
+  std::size_t configs = 0;  // rows with metrics
+};
+sweep_repeats count_sweep_repeats(const run_description& base, const sweep_plan& plan,
+                                  const std::map<std::size_t, std::string>& rows);
 
 // True when `key` names a numeric summary metric (its value: summary_number, run/summary_compare).
 bool is_summary_number(std::string_view key);
@@ -62,10 +81,15 @@ struct alone_share {
 };
 alone_share infeasible_alone_share(const run_description& run);
 
+// `run` with its arrivals at `rate_factor` times their rate.
+run_description at_rate(const run_description& run, double rate_factor);
+
 // Runs `run` with its arrivals at `rate_factor` times their rate and checks its SLO attainment
 // against `target`. Stops as soon as so many of the load's `requests` missed their SLOs that
-// the target is out of reach. `summary` receives the run's summary when it passed.
+// the target is out of reach. `summary` receives the run's summary when it passed; `facts` the
+// run's reuse facts when it ended or stopped by itself (not overloaded, not cancelled).
 capacity_probe probe_capacity(const run_description& run, std::uint64_t requests, double rate_factor,
-                              double target, run_summary* summary, const std::atomic<bool>* cancel);
+                              double target, run_summary* summary, const std::atomic<bool>* cancel,
+                              std::optional<reuse_facts>* facts = nullptr);
 
 }  // namespace kvscope

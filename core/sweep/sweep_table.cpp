@@ -63,12 +63,21 @@ std::string config_cells(std::size_t index, const std::vector<std::string>& conf
 
 std::string sweep_row(std::size_t index, const std::vector<std::string>& config_columns,
                       const sweep_config& config, const run_summary& summary) {
-  std::string out = config_cells(index, config_columns, config);
+  return sweep_row_with_metrics(index, config_columns, config, sweep_metric_cells(summary));
+}
+
+std::string sweep_metric_cells(const run_summary& summary) {
+  std::string out;
   for (const auto* m : sweep_metrics()) {
     out += ',';
     append_number(out, m->get(summary));
   }
-  return out + '\n';
+  return out;
+}
+
+std::string sweep_row_with_metrics(std::size_t index, const std::vector<std::string>& config_columns,
+                                   const sweep_config& config, std::string_view metric_cells) {
+  return config_cells(index, config_columns, config) + std::string(metric_cells) + '\n';
 }
 
 std::string sweep_invalid_row(std::size_t index, const std::vector<std::string>& config_columns,

@@ -28,6 +28,11 @@ std::string sweep_header(const std::vector<std::string>& config_columns);
 // sets none) and the metrics; doubles in shortest round-trip form, "nan" where unmeasured.
 std::string sweep_row(std::size_t index, const std::vector<std::string>& config_columns,
                       const sweep_config& config, const run_summary& summary);
+// The same in two halves: the metric cells of a summary (",m1,m2,...", no newline), and a row of
+// those cells under another config, for a config whose run repeats another's (sweep/run_reuse.hpp).
+std::string sweep_metric_cells(const run_summary& summary);
+std::string sweep_row_with_metrics(std::size_t index, const std::vector<std::string>& config_columns,
+                                   const sweep_config& config, std::string_view metric_cells);
 
 // The row of a config that cannot run (sweep --skip-invalid): its index and config cells, and
 // every metric cell empty.

@@ -87,11 +87,130 @@ expected<void, std::string> check_tune_problem(const tune_problem& problem) {
   return {};
 }
 
+namespace {
+
+// What a capacity probe leaves for a later config that would repeat it.
+struct probe_result {
+  capacity_probe probe;
+  run_summary summary;  // when it passed
+};
+
+// Runs (or reuses) the tune's engine runs; one per evaluator, across its batches. A run is
+// offered under its point's place in the evaluation order, so only an earlier point's runs are
+// reused, whatever the jobs: the scores are the same bytes either way.
+struct tune_reuse {
+  explicit tune_reuse(bool enabled) : runs(enabled), probes(enabled) {}
+  reuse_cache<run_summary> runs;
+  reuse_cache<probe_result> probes;
+  std::size_t points_before = 0;  // points of earlier batches
+};
+
+run_summary run_or_reuse(tune_reuse& reuse, std::size_t order, const run_description& run,
+                         const std::atomic<bool>* cancel, tune_score& score) {
+  if (auto done = reuse.runs.find(order, run)) {
+    score.runs.push_back({1, facts_of(*done)});
+    return *done;
+  }
+  run_hooks hooks;
+  hooks.cancel = cancel;
+  auto result = run_to_end(run, hooks);
+  if (!result.cancelled) reuse.runs.offer(order, run, facts_of(result.summary), result.summary);
+  score.runs.push_back({1, facts_of(result.summary)});
+  return std::move(result.summary);
+}
+
+capacity_probe probe_or_reuse(tune_reuse& reuse, std::size_t order, const run_description& run, double factor,
+                              const tune_run_options& options, run_summary& summary, tune_score& score) {
+  const run_description scaled = at_rate(run, factor);
+  if (auto done = reuse.probes.find(order, scaled)) {
+    score.runs.push_back({factor, facts_of(done->summary)});
+    summary = done->summary;
+    return done->probe;
+  }
+  std::optional<reuse_facts> facts;
+  probe_result out;
+  out.probe = probe_capacity(run, options.load_requests, factor, options.capacity.target, &out.summary,
+                             options.cancel, &facts);
+  score.runs.push_back({factor, facts});
+  if (facts) {
+    // A failed probe keeps its facts in the summary it offers, for the probes that reuse it.
+    if (!out.probe.pass) out.summary = run_summary{};
+    out.summary.peak_usage = facts->peak_usage;
+    out.summary.level_transitions = facts->level_transitions;
+    out.summary.steps = facts->steps;
+    reuse.probes.offer(order, scaled, *facts, out);
+  }
+  summary = std::move(out.summary);
+  return out.probe;
+}
+
+tune_score capacity_score(tune_reuse& reuse, std::size_t order, const run_description& run,
+                          const tune_problem& problem, const tune_run_options& options,
+                          std::atomic<std::size_t>& engine_runs) {
+  tune_score score;
+  // Requests that miss even alone miss at every rate: past 1 - target, no rate can pass.
+  const alone_share alone = infeasible_alone_share(run);
+  if (alone.share() > 1 - options.capacity.target) {
+    score.objective = 0;
+    score.constraint_values.assign(problem.constraints.size(), NAN);
+    score.infeasible_share = alone.share();
+    score.detail = "cannot be had: " + format_significant(100 * alone.share(), 4) +
+                   " % of the requests miss their SLOs even alone on an idle server";
+    return score;
+  }
+  run_summary at_capacity{};
+  double best_factor = 0;
+  std::vector<recorded_run> runs;
+  const auto found = search_capacity(
+      [&](double factor) {
+        run_summary s{};
+        tune_score probes;
+        auto probe = probe_or_reuse(reuse, order, run, factor, options, s, probes);
+        runs.push_back(probes.runs.front());
+        ++engine_runs;
+        if (probe.pass && factor > best_factor) {
+          best_factor = factor;
+          at_capacity = std::move(s);
+        }
+        return probe;
+      },
+      options.capacity);
+  score = score_of(problem, at_capacity, found.low * options.load_rate);
+  score.runs = std::move(runs);
+  score.objective_high = found.high * options.load_rate;
+  score.infeasible_share = alone.share();
+  // No rate passed: nothing was measured at capacity, so no constraint is known to hold.
+  if (best_factor == 0) {
+    for (auto& v : score.constraint_values) v = NAN;
+    score.figures.clear();
+  }
+  score.detail = format("bracket %.4g..%.4g requests/s, %zu runs", found.low * options.load_rate,
+                        found.high * options.load_rate, found.probes.size()) +
+                 stopped_early(found.probes);
+  return score;
+}
+
+}  // namespace
+
+std::size_t count_tune_repeats(const run_description& base, const tune_problem& problem, const tune_result& result) {
+  std::vector<std::pair<run_description, reuse_facts>> runs;
+  for (const auto& trial : result.trials) {
+    const run_description run = config_run(base, config_at(problem, grid_point_at(problem, trial.index)));
+    for (const auto& r : trial.score.runs) {
+      if (r.facts) runs.emplace_back(at_rate(run, r.rate_factor), *r.facts);
+    }
+  }
+  return count_repeats(runs);
+}
+
 tune_evaluator make_tune_evaluator(const run_description& base, const tune_problem& problem,
                                    const tune_run_options& options, std::atomic<std::size_t>& engine_runs) {
-  return [&base, &problem, options, &engine_runs](const std::vector<grid_point>& points) {
+  auto reuse = std::make_shared<tune_reuse>(options.reuse);
+  return [&base, &problem, options, &engine_runs, reuse](const std::vector<grid_point>& points) {
     std::vector<tune_score> scores(points.size());
     const std::atomic<bool> never{false};
+    const std::size_t first = reuse->points_before;
+    reuse->points_before += points.size();
     run_jobs(points.size(), options.jobs, options.cancel ? *options.cancel : never, [&](std::size_t i) {
       run_description run = config_run(base, config_at(problem, points[i]));
       if (auto resolved = resolve_run_setup(run); !resolved) {  // once: every run below reuses it
@@ -101,49 +220,15 @@ tune_evaluator make_tune_evaluator(const run_description& base, const tune_probl
         return;
       }
       if (problem.goal.key != capacity_metric) {
-        run_hooks hooks;
-        hooks.cancel = options.cancel;
-        const auto result = run_to_end(run, hooks);
+        tune_score& score = scores[i];
+        const run_summary summary = run_or_reuse(*reuse, first + i, run, options.cancel, score);
         ++engine_runs;
-        scores[i] = score_of(problem, result.summary, *summary_number(result.summary, problem.goal.key));
+        auto runs = std::move(score.runs);
+        score = score_of(problem, summary, *summary_number(summary, problem.goal.key));
+        score.runs = std::move(runs);
         return;
       }
-      // Requests that miss even alone miss at every rate: past 1 - target, no rate can pass.
-      const alone_share alone = infeasible_alone_share(run);
-      if (alone.share() > 1 - options.capacity.target) {
-        scores[i].objective = 0;
-        scores[i].constraint_values.assign(problem.constraints.size(), NAN);
-        scores[i].infeasible_share = alone.share();
-        scores[i].detail = "cannot be had: " + format_significant(100 * alone.share(), 4) +
-                           " % of the requests miss their SLOs even alone on an idle server";
-        return;
-      }
-      run_summary at_capacity{};
-      double best_factor = 0;
-      const auto found = search_capacity(
-          [&](double factor) {
-            run_summary s{};
-            auto probe = probe_capacity(run, options.load_requests, factor, options.capacity.target, &s,
-                                        options.cancel);
-            ++engine_runs;
-            if (probe.pass && factor > best_factor) {
-              best_factor = factor;
-              at_capacity = std::move(s);
-            }
-            return probe;
-          },
-          options.capacity);
-      scores[i] = score_of(problem, at_capacity, found.low * options.load_rate);
-      scores[i].objective_high = found.high * options.load_rate;
-      scores[i].infeasible_share = alone.share();
-      // No rate passed: nothing was measured at capacity, so no constraint is known to hold.
-      if (best_factor == 0) {
-        for (auto& v : scores[i].constraint_values) v = NAN;
-        scores[i].figures.clear();
-      }
-      scores[i].detail = format("bracket %.4g..%.4g requests/s, %zu runs", found.low * options.load_rate,
-                                found.high * options.load_rate, found.probes.size()) +
-                         stopped_early(found.probes);
+      scores[i] = capacity_score(*reuse, first + i, run, problem, options, engine_runs);
     });
     return scores;
   };

@@ -25,6 +25,7 @@ struct tune_run_options {
   double load_rate = 0;             // requests per second of the unscaled load (capacity only)
   std::uint64_t load_requests = 0;  // requests in the load (capacity only)
   const std::atomic<bool>* cancel = nullptr;
+  bool reuse = true;  // take an earlier point's run for a run that cannot differ (sweep/run_reuse.hpp)
 };
 
 // Checks that the objective and constraints name numeric summary metrics (or capacity_rps as
@@ -36,5 +37,9 @@ expected<void, std::string> check_tune_problem(const tune_problem& problem);
 // Precondition: check_plan() found no bad name or value in the grid.
 tune_evaluator make_tune_evaluator(const run_description& base, const tune_problem& problem,
                                    const tune_run_options& options, std::atomic<std::size_t>& engine_runs);
+
+// How many of the engine runs behind `result`'s trials (in evaluation order) repeat an earlier
+// one (count_repeats): the runs tune reused, the same whatever the jobs or ranks.
+std::size_t count_tune_repeats(const run_description& base, const tune_problem& problem, const tune_result& result);
 
 }  // namespace kvscope

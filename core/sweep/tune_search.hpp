@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "sweep/objective.hpp"
+#include "sweep/run_reuse.hpp"
 #include "sweep/sweep_space.hpp"
 
 namespace kvscope {
@@ -46,6 +47,9 @@ struct tune_score {
   // Capacity search: the share of the load's requests that miss their SLOs even alone on an idle
   // server. Over 1 - target, no rate reaches the target and none was searched (objective 0).
   double infeasible_share = 0;
+  // The engine runs behind the score, in order, reused or not: what tells which repeated an
+  // earlier one (count_tune_repeats, sweep/tune_run.hpp).
+  std::vector<recorded_run> runs;
 };
 
 // A point of the grid: one value index per axis.

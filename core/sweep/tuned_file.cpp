@@ -65,6 +65,7 @@ std::string provenance_json(const tune_problem& problem, const tune_result& resu
                  {"grid_configs", result.grid_size},
                  {"configs_run", result.trials.size()},
                  {"engine_runs", p.engine_runs}};
+  if (p.reused_runs) j["search"]["reused_runs"] = *p.reused_runs;
   for (const auto& a : problem.axes) j["search"]["axes"][a.name] = a.values;
   j["runs"] = json::array();
   for (const auto& t : result.trials) {

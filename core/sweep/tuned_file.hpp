@@ -6,6 +6,7 @@
 // kvscope's version.
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct tune_provenance {
   std::string slo;
   std::string method;  // "grid" or "descent"
   std::size_t engine_runs = 0;  // runs of the engine (a capacity search makes several per config)
+  // Runs not made because an earlier run could not differ from them (sweep/run_reuse.hpp); its
+  // result was reused. Written only when tune reused (a run with --no-reuse has no such key).
+  std::optional<std::size_t> reused_runs;
   std::vector<std::string> fixed_options;  // the base run's options as typed, "--name value"
   double capacity_target = 0;              // with a capacity objective; 0 otherwise
 };

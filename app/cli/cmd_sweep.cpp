@@ -58,6 +58,30 @@ void print_closing(const sweep_options& o, const std::string& where, const sweep
   }
 }
 
+// Said before the runs: the configs the plan cannot run, which get empty metrics (--skip-invalid).
+void print_invalid(const sweep_plan& plan) {
+  if (plan.invalid.empty()) return;
+  const auto first = std::find_if(plan.invalid.begin(), plan.invalid.end(), [](auto& r) { return !r.empty(); });
+  const auto count = std::count_if(plan.invalid.begin(), plan.invalid.end(), [](auto& r) { return !r.empty(); });
+  std::fprintf(stderr, "sweep: %td configs cannot run and get empty metrics (--skip-invalid), e.g. config %td: %s\n",
+               count, first - plan.invalid.begin(), first->c_str());
+}
+
+// A failed or interrupted sweep says so, with the rows kept and how to finish; true then.
+bool unfinished(const sweep_exec_outcome& outcome, std::size_t rows, const std::string& out) {
+  if (!outcome.error.empty()) {
+    print_error("a run failed: " + outcome.error + "; " + std::to_string(rows) + " rows in " + out +
+                " (--resume runs the rest)");
+    return true;
+  }
+  if (outcome.interrupted) {
+    print_error("interrupted: " + std::to_string(rows) + " rows in " + out +
+                "; run the same command with --resume to finish");
+    return true;
+  }
+  return false;
+}
+
 int run_sweep(const sweep_options& o) {
   // Before anything is read, written or run: the output must be writable and replace no input.
   auto inputs = o.base.file_inputs();
@@ -82,12 +106,7 @@ int run_sweep(const sweep_options& o) {
     return exit_bad_input;
   }
   if (const int checked = check_trace(*base); checked != exit_ok) return checked;
-  if (!plan->invalid.empty() && !o.quiet) {
-    const auto first = std::find_if(plan->invalid.begin(), plan->invalid.end(), [](auto& r) { return !r.empty(); });
-    const auto count = std::count_if(plan->invalid.begin(), plan->invalid.end(), [](auto& r) { return !r.empty(); });
-    std::fprintf(stderr, "sweep: %td configs cannot run and get empty metrics (--skip-invalid), e.g. config %td: %s\n",
-                 count, first - plan->invalid.begin(), first->c_str());
-  }
+  if (!o.quiet) print_invalid(*plan);
   const interrupt_guard guard;
   std::optional<mpi_session> mpi;
   if (auto bad = join_launch(mpi, "use --shard K/N and sweep-merge instead")) {
@@ -131,16 +150,7 @@ int run_sweep(const sweep_options& o) {
     print_error(r.error());
     return exit_runtime_failure;
   }
-  if (!outcome.error.empty()) {
-    print_error("a run failed: " + outcome.error + "; " + std::to_string(file.size()) + " rows in " + o.out +
-                " (--resume runs the rest)");
-    return exit_runtime_failure;
-  }
-  if (outcome.interrupted) {
-    print_error("interrupted: " + std::to_string(file.size()) + " rows in " + o.out +
-                "; run the same command with --resume to finish");
-    return exit_runtime_failure;
-  }
+  if (unfinished(outcome, file.size(), o.out)) return exit_runtime_failure;
   if (!o.quiet) {
     const std::size_t workers = mpi ? static_cast<std::size_t>(mpi->size() - 1) : jobs;
     print_closing(o, std::to_string(workers) + (mpi ? " worker rank" : " job") + (workers == 1 ? "" : "s"), sink,

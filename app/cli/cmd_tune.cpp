@@ -82,67 +82,66 @@ std::string rate_scaling_words(const engine_options& chosen) {
          " at its mean rate, then scaled (the trace's own bursts not kept)";
 }
 
-int run_tune(const tune_options& o) {
+// The objective and constraints, checked; what to print otherwise.
+expected<tune_problem, std::string> read_problem(const tune_options& o) {
   tune_problem problem;
   auto goal = parse_objectives(o.objective, "--objective");
-  if (!goal || goal->size() != 1) {
-    print_error(goal ? "--objective: exactly one objective (tune maximizes or minimizes one metric)" : goal.error());
-    return exit_bad_input;
-  }
+  if (!goal) return unexpected{goal.error()};
+  if (goal->size() != 1) return unexpected{std::string("--objective: exactly one objective (tune maximizes or minimizes one metric)")};
   problem.goal = goal->front();
   for (const auto& text : o.constraints) {
     auto c = parse_constraint(text, "--constraint");
-    if (!c) {
-      print_error(c.error());
-      return exit_bad_input;
-    }
+    if (!c) return unexpected{c.error()};
     if (auto why = implausible_bound(*c, "--constraint")) print_warning(*why);
     problem.constraints.push_back(std::move(*c));
   }
-  if (auto checked = check_tune_problem(problem); !checked) {
-    print_error(checked.error());
-    return exit_bad_input;
+  if (auto checked = check_tune_problem(problem); !checked) return unexpected{checked.error()};
+  return problem;
+}
+
+// --out names a policy file and, with its provenance, nothing it must not replace; why not otherwise.
+std::optional<std::string> check_out(const tune_options& o) {
+  if (o.out.empty()) return std::nullopt;
+  if (!config_format_from_path(o.out)) {
+    return "--out: '" + o.out + "': name the file *.json or *.toml (the policy config formats)";
   }
-  if (!o.out.empty() && !config_format_from_path(o.out)) {
-    print_error("--out: '" + o.out + "': name the file *.json or *.toml (the policy config formats)");
-    return exit_bad_input;
-  }
-  if (!o.out.empty()) {
-    const std::vector<named_path> outputs{{"--out", o.out}, {"--out (its provenance)", provenance_path(o.out).string()}};
-    if (auto bad = check_outputs(outputs, o.base.file_inputs())) {
-      print_error(*bad);
-      return exit_bad_input;
-    }
-  }
-  auto base = o.base.build();
-  if (!base) {
-    print_error(base.error());
-    return exit_bad_input;
-  }
-  const bool capacity = problem.goal.key == capacity_metric;
-  if (capacity && base->options.slo.empty()) {
-    print_error("--objective capacity_rps: give --slo (capacity is the highest rate at which requests meet their SLOs)");
-    return exit_bad_input;
+  const std::vector<named_path> outputs{{"--out", o.out}, {"--out (its provenance)", provenance_path(o.out).string()}};
+  return check_outputs(outputs, o.base.file_inputs());
+}
+
+// What a capacity objective needs of the run and the options; why it cannot be searched otherwise.
+std::optional<std::string> check_capacity(const tune_options& o, const run_description& base, bool capacity) {
+  if (capacity && base.options.slo.empty()) {
+    return "--objective capacity_rps: give --slo (capacity is the highest rate at which requests meet their SLOs)";
   }
   if (!(o.capacity.target > 0 && o.capacity.target <= 1)) {
-    print_error("--target: expected a share in (0, 1], got " + number(o.capacity.target));
-    return exit_bad_input;
+    return "--target: expected a share in (0, 1], got " + number(o.capacity.target);
   }
-  if (!o.space.empty()) {
-    auto axes = checked_axes(o.space, *base);
-    if (!axes) {
-      print_error(axes.error());
-      return exit_bad_input;
-    }
-    problem.axes = std::move(*axes);
-  }
-  if (const int checked = check_trace(*base); checked != exit_ok) return checked;
+  return std::nullopt;
+}
 
-  const interrupt_guard guard;
+// What the search found, or the exit code of a process with nothing to report.
+struct tune_search_run {
+  tune_result result;
+  load_facts facts;
+  std::size_t engine_runs = 0;
+  std::optional<int> worker_exit;  // an MPI worker's, or a refusal already printed
+};
+
+tune_search_run exited(int code) {
+  tune_search_run r;
+  r.worker_exit = code;
+  return r;
+}
+
+// The search itself, on this process's jobs or across MPI ranks (rank 0 gets the result, the
+// others serve and return their exit code). Throws load_error.
+std::optional<tune_search_run> search(const tune_options& o, const run_description& base, const tune_problem& problem,
+                                      bool capacity) {
   std::optional<mpi_session> mpi;
   if (auto bad = join_launch(mpi, "run it as one process")) {
     print_error(*bad);
-    return exit_bad_input;
+    return exited(exit_bad_input);
   }
   tune_run_options run_options;
   run_options.jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -150,43 +149,38 @@ int run_tune(const tune_options& o) {
   run_options.cancel = &interrupt_guard::flag();
   run_options.reuse = !o.no_reuse;
   std::atomic<std::size_t> engine_runs{0};
-  tune_result result;
-  load_facts facts;
-  try {
-    facts = read_load_facts(*base);
-    if (capacity && facts.rate() <= 0) {
-      print_error("--objective capacity_rps: the load has no arrival rate (fewer than 2 requests, or all at time 0)");
-      return exit_bad_input;
-    }
-    run_options.load_rate = facts.rate();
-    run_options.load_requests = facts.requests;
-    if (mpi) run_options.jobs = 1;  // a rank is a job: one config at a time each
-    const auto evaluate = make_tune_evaluator(*base, problem, run_options, engine_runs);
-    if (mpi && mpi->rank() != 0) {
-      const auto error = serve_tune(*mpi, problem, evaluate, engine_runs);
-      return error.empty() ? exit_ok : exit_runtime_failure;
-    }
-    const auto method = o.search == "grid" ? tune_method::grid : tune_method::descent;
-    if (mpi) {
-      tune_workers workers(*mpi);
-      result = tune_search(problem, method, workers.evaluator(problem, engine_runs));
-    } else {
-      result = tune_search(problem, method, evaluate);
-    }
-  } catch (const load_error& e) {
-    print_error(e.what());
-    return exit_bad_input;
+  tune_search_run out;
+  out.facts = read_load_facts(base);
+  if (capacity && out.facts.rate() <= 0) {
+    print_error("--objective capacity_rps: the load has no arrival rate (fewer than 2 requests, or all at time 0)");
+    return exited(exit_bad_input);
   }
-  if (interrupt_guard::flag().load()) {
-    print_error("interrupted: nothing written");
-    return exit_runtime_failure;
+  run_options.load_rate = out.facts.rate();
+  run_options.load_requests = out.facts.requests;
+  if (mpi) run_options.jobs = 1;  // a rank is a job: one config at a time each
+  const auto evaluate = make_tune_evaluator(base, problem, run_options, engine_runs);
+  if (mpi && mpi->rank() != 0) {
+    const auto error = serve_tune(*mpi, problem, evaluate, engine_runs);
+    return exited(error.empty() ? exit_ok : exit_runtime_failure);
   }
+  const auto method = o.search == "grid" ? tune_method::grid : tune_method::descent;
+  if (mpi) {
+    tune_workers workers(*mpi);
+    out.result = tune_search(problem, method, workers.evaluator(problem, engine_runs));
+  } else {
+    out.result = tune_search(problem, method, evaluate);
+  }
+  out.engine_runs = engine_runs.load();
+  return out;
+}
 
+// The search, best, score and (with a capacity objective) capacity lines.
+void print_result(const tune_options& o, const run_description& base, const tune_problem& problem,
+                  const tune_search_run& run, std::size_t reused, bool capacity) {
+  const tune_result& result = run.result;
   const auto chosen = config_at(problem, result.best);
-  // Counted from the runs' own figures: the same whatever ran on which job or rank.
-  const std::size_t reused = o.no_reuse ? 0 : count_tune_repeats(*base, problem, result);
   std::cout << "search      " << o.search << ": " << result.trials.size() << " of " << result.grid_size
-            << " configs run (" << engine_runs.load() - reused << " engine runs";
+            << " configs run (" << run.engine_runs - reused << " engine runs";
   if (reused > 0) std::cout << "; " << reused << " more reused an identical run: " << reuse_reason;
   std::cout << ")\n";
   std::cout << "best        config " << result.best_index << (chosen.empty() ? "" : ": " + describe(chosen)) << '\n';
@@ -198,58 +192,112 @@ int run_tune(const tune_options& o) {
   }
   if (capacity && result.score.infeasible_share > 1 - o.capacity.target) {
     // Never a bare 0: say that the target is out of reach at any rate, and what can be had.
-    std::cout << "capacity    none: SLO attainment >= " << number(o.capacity.target) << " (" << base->options.slo
+    std::cout << "capacity    none: SLO attainment >= " << number(o.capacity.target) << " (" << base.options.slo
               << ") cannot be had at any rate: " << number(100 * result.score.infeasible_share)
               << " % of the requests miss even alone on an idle server, so at most "
               << number(100 * (1 - result.score.infeasible_share)) << " % can be attained; a faster GPU, more GPUs (--tp) "
               << "or a looser SLO changes that, a lower --target finds the rate for what can be had\n";
   } else if (capacity) {
     std::cout << "capacity    " << number(result.score.objective) << " requests/s with SLO attainment >= "
-              << number(o.capacity.target) << " (" << base->options.slo << "); the load itself arrives at "
-              << number(facts.rate()) << " requests/s, " << rate_scaling_words(config_run(*base, chosen).options);
+              << number(o.capacity.target) << " (" << base.options.slo << "); the load itself arrives at "
+              << number(run.facts.rate()) << " requests/s, " << rate_scaling_words(config_run(base, chosen).options);
     if (result.score.infeasible_share > 0) {
       std::cout << "; " << number(100 * result.score.infeasible_share)
                 << " % of its requests miss even alone on an idle server";
     }
     std::cout << '\n';
   }
-  print_policy_note(config_run(*base, chosen), result.score, capacity);
-  if (!result.feasible) {
-    print_error("no config of the space meets the constraints; the closest is shown above, nothing written");
+  print_policy_note(config_run(base, chosen), result.score, capacity);
+}
+
+// --out: the chosen policy and its provenance; the exit code.
+int write_out(const tune_options& o, const run_description& base, const tune_problem& problem,
+              const tune_search_run& run, std::size_t reused, bool capacity) {
+  const auto chosen = config_at(problem, run.result.best);
+  const run_description best_run = config_run(base, chosen);
+  tune_provenance p;
+  p.load = base.load_spec;
+  p.load_checksum = run.facts.checksum;
+  p.model = base.options.model;
+  p.gpu = base.options.gpu;
+  // `auto` is stored as 0; the provenance names the bytes the runs had, and that they were auto.
+  p.budget_auto = base.options.budget_bytes == 0;
+  const auto setup = resolve_setup(base.options);  // resolved before the runs: it cannot fail here
+  p.budget_bytes = setup ? setup->budget_bytes : base.options.budget_bytes;
+  p.slo = base.options.slo;
+  p.method = o.search;
+  p.engine_runs = run.engine_runs - reused;
+  if (!o.no_reuse) p.reused_runs = reused;
+  p.fixed_options = o.base.typed();
+  if (capacity) p.capacity_target = o.capacity.target;
+  if (auto r = write_tuned(o.out, best_run.options.policy, problem, run.result, p); !r) {
+    print_error(r.error());
     return exit_runtime_failure;
   }
-  if (!o.out.empty()) {
-    const run_description best_run = config_run(*base, chosen);
-    tune_provenance p;
-    p.load = base->load_spec;
-    p.load_checksum = facts.checksum;
-    p.model = base->options.model;
-    p.gpu = base->options.gpu;
-    // `auto` is stored as 0; the provenance names the bytes the runs had, and that they were auto.
-    p.budget_auto = base->options.budget_bytes == 0;
-    const auto setup = resolve_setup(base->options);  // resolved before the runs: it cannot fail here
-    p.budget_bytes = setup ? setup->budget_bytes : base->options.budget_bytes;
-    p.slo = base->options.slo;
-    p.method = o.search;
-    p.engine_runs = engine_runs.load() - reused;
-    if (!o.no_reuse) p.reused_runs = reused;
-    p.fixed_options = o.base.typed();
-    if (capacity) p.capacity_target = o.capacity.target;
-    if (auto r = write_tuned(o.out, best_run.options.policy, problem, result, p); !r) {
-      print_error(r.error());
-      return exit_runtime_failure;
-    }
-    std::cout << "wrote       " << o.out << " (policy: " << describe(best_run.options.policy) << ") and "
-              << provenance_path(o.out).string() << '\n';
-    for (const auto& s : chosen) {
-      // Options outside the policy are not in a policy file: say so rather than drop them silently.
-      if (!is_policy_setting(s.name)) {
-        std::cout << "note        " << s.name << "=" << s.value
-                  << " is a run option, not a policy field: the provenance records it, the policy file cannot\n";
-      }
+  std::cout << "wrote       " << o.out << " (policy: " << describe(best_run.options.policy) << ") and "
+            << provenance_path(o.out).string() << '\n';
+  for (const auto& s : chosen) {
+    // Options outside the policy are not in a policy file: say so rather than drop them silently.
+    if (!is_policy_setting(s.name)) {
+      std::cout << "note        " << s.name << "=" << s.value
+                << " is a run option, not a policy field: the provenance records it, the policy file cannot\n";
     }
   }
   return stdout_exit_status();
+}
+
+int run_tune(const tune_options& o) {
+  auto problem = read_problem(o);
+  if (!problem) {
+    print_error(problem.error());
+    return exit_bad_input;
+  }
+  if (auto bad = check_out(o)) {
+    print_error(*bad);
+    return exit_bad_input;
+  }
+  auto base = o.base.build();
+  if (!base) {
+    print_error(base.error());
+    return exit_bad_input;
+  }
+  const bool capacity = problem->goal.key == capacity_metric;
+  if (auto bad = check_capacity(o, *base, capacity)) {
+    print_error(*bad);
+    return exit_bad_input;
+  }
+  if (!o.space.empty()) {
+    auto axes = checked_axes(o.space, *base);
+    if (!axes) {
+      print_error(axes.error());
+      return exit_bad_input;
+    }
+    problem->axes = std::move(*axes);
+  }
+  if (const int checked = check_trace(*base); checked != exit_ok) return checked;
+
+  const interrupt_guard guard;
+  std::optional<tune_search_run> run;
+  try {
+    run = search(o, *base, *problem, capacity);
+  } catch (const load_error& e) {
+    print_error(e.what());
+    return exit_bad_input;
+  }
+  if (run->worker_exit) return *run->worker_exit;
+  if (interrupt_guard::flag().load()) {
+    print_error("interrupted: nothing written");
+    return exit_runtime_failure;
+  }
+  // Counted from the runs' own figures: the same whatever ran on which job or rank.
+  const std::size_t reused = o.no_reuse ? 0 : count_tune_repeats(*base, *problem, run->result);
+  print_result(o, *base, *problem, *run, reused, capacity);
+  if (!run->result.feasible) {
+    print_error("no config of the space meets the constraints; the closest is shown above, nothing written");
+    return exit_runtime_failure;
+  }
+  if (o.out.empty()) return stdout_exit_status();
+  return write_out(o, *base, *problem, *run, reused, capacity);
 }
 
 }  // namespace

@@ -89,12 +89,6 @@ TEST(CliReuse, CapacityTuneReusesProbesAndChoosesTheSame) {
       << reused.out;
 }
 
-process_result run_ranks(const std::vector<std::string>& args) {
-  std::string command = "mpirun --oversubscribe --allow-run-as-root -n 3";
-  for (const auto& a : args) command += " '" + a + "'";
-  return run_process({"/bin/sh", "-c", command});
-}
-
 // Ranks reuse only their own runs, yet say and write what one process does: the counts come
 // from the runs' figures, whatever ran where.
 TEST(CliReuse, MpiRanksCountWhatOneProcessCounts) {
@@ -112,7 +106,7 @@ TEST(CliReuse, MpiRanksCountWhatOneProcessCounts) {
   ASSERT_EQ(run_process(one).exit_code, 0);
   auto ranks = light_args("sweep", sweep);
   ranks.insert(ranks.end(), {"--out", dir.file("ranks.csv")});
-  const auto r = run_ranks(ranks);
+  const auto r = run_mpi_ranks(ranks);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(read_text(dir.file("ranks.csv")), read_text(dir.file("one.csv")));
   EXPECT_EQ(read_text(dir.file("ranks.csv.provenance.json")), read_text(dir.file("one.csv.provenance.json")));
@@ -126,7 +120,7 @@ TEST(CliReuse, MpiRanksCountWhatOneProcessCounts) {
   ASSERT_EQ(tuned_one.exit_code, 0) << tuned_one.err;
   ranks = light_args("tune", tune);
   ranks.insert(ranks.end(), {"--out", dir.file("ranks.json")});
-  const auto tuned_ranks = run_ranks(ranks);
+  const auto tuned_ranks = run_mpi_ranks(ranks);
   ASSERT_EQ(tuned_ranks.exit_code, 0) << tuned_ranks.out << tuned_ranks.err;
   EXPECT_EQ(read_text(dir.file("ranks.json.provenance.json")), read_text(dir.file("one.json.provenance.json")));
   EXPECT_GT(json_file(dir.file("one.json.provenance.json"))["search"]["reused_runs"].get<std::size_t>(), 0u);

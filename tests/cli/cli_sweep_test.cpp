@@ -77,11 +77,7 @@ TEST(CliSweep, MpiRanksWriteTheOneProcessBytes) {
   temp_dir dir;
   auto r = run_process(sweep_args(dir.file("one.csv"), {"--jobs", "1"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> mpi{"/bin/sh", "-c", ""};
-  std::string command = "mpirun --oversubscribe --allow-run-as-root -n 3";
-  for (const auto& a : sweep_args(dir.file("ranks.csv"))) command += " '" + a + "'";
-  mpi[2] = command;
-  r = run_process(mpi);
+  r = run_mpi_ranks(sweep_args(dir.file("ranks.csv")));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("on 2 worker ranks"), std::string::npos) << r.err;
   EXPECT_EQ(read_text(dir.file("ranks.csv")), read_text(dir.file("one.csv")));

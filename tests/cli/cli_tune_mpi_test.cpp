@@ -23,12 +23,6 @@ std::vector<std::string> tune_args(const std::string& out, const std::string& ob
   return a;
 }
 
-process_result run_ranks(const std::vector<std::string>& args) {
-  std::string command = "mpirun --oversubscribe --allow-run-as-root -n 3";
-  for (const auto& a : args) command += " '" + a + "'";
-  return run_process({"/bin/sh", "-c", command});
-}
-
 void expect_same_choice(const std::string& objective) {
   temp_dir dir;
   std::filesystem::create_directories(dir.file("one"));
@@ -39,7 +33,7 @@ void expect_same_choice(const std::string& objective) {
     return a;
   }());
   ASSERT_EQ(one.exit_code, 0) << one.err;
-  const auto ranks = run_ranks(tune_args(dir.file("ranks/tuned.json"), objective));
+  const auto ranks = run_mpi_ranks(tune_args(dir.file("ranks/tuned.json"), objective));
   ASSERT_EQ(ranks.exit_code, 0) << ranks.out << ranks.err;
   EXPECT_EQ(read_text(dir.file("ranks/tuned.json")), read_text(dir.file("one/tuned.json")));
   EXPECT_EQ(read_text(dir.file("ranks/tuned.json.provenance.json")), read_text(dir.file("one/tuned.json.provenance.json")));

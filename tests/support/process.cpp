@@ -47,4 +47,10 @@ process_result run_process(const std::vector<std::string>& argv, const std::stri
   return result;
 }
 
+process_result run_mpi_ranks(const std::vector<std::string>& argv, int ranks) {
+  std::string command = "mpirun --oversubscribe --allow-run-as-root -n " + std::to_string(ranks);
+  for (const auto& a : argv) command += " '" + a + "'";
+  return run_process({"/bin/sh", "-c", command});
+}
+
 }  // namespace kvscope::test

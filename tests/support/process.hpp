@@ -14,6 +14,10 @@ struct process_result {
 // Runs argv[0] with the arguments, feeding `stdin_text` and capturing both output streams.
 process_result run_process(const std::vector<std::string>& argv, const std::string& stdin_text = {});
 
+// argv run as `ranks` MPI processes: mpirun, oversubscribed (more ranks than cores) and allowed
+// as root (CI), through sh.
+process_result run_mpi_ranks(const std::vector<std::string>& argv, int ranks = 3);
+
 // The kvscope-cli binary built alongside the tests.
 inline std::string cli_path() { return KVSCOPE_CLI_PATH; }
 

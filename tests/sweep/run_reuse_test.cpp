@@ -25,7 +25,7 @@ run_description load_run(const std::string& trace, std::uint64_t budget) {
   return run;
 }
 
-sweep_plan plan_of(const std::string& grid) {
+sweep_plan checked_plan(const std::string& grid) {
   auto axes = parse_grid(grid);
   EXPECT_TRUE(axes) << axes.error();
   auto plan = grid_plan(*axes);
@@ -63,7 +63,7 @@ const std::string controller_grid =
 const std::string moved_first_grid = "q8_threshold=0.5,0.9 hysteresis=0.02,0.1 ewma_alpha=0.1,0.6";
 
 void expect_same_rows(const run_description& base, const std::string& grid) {
-  const sweep_plan plan = plan_of(grid);
+  const sweep_plan plan = checked_plan(grid);
   const auto ran = rows_of(base, plan, 1, false);
   ASSERT_EQ(ran.size(), plan.configs.size());
   EXPECT_EQ(rows_of(base, plan, 1, true), ran) << base.load_spec << " " << base.options.budget_bytes << " " << grid;
@@ -82,7 +82,7 @@ TEST(RunReuse, SweepRowsAreTheSameBytesWithAndWithoutReuse) {
 
 // The light load reuses; the count comes from the rows, so it is the same with or without reuse.
 TEST(RunReuse, ALightLoadReusesAndAHeavyOneDoesNot) {
-  const sweep_plan plan = plan_of(controller_grid);
+  const sweep_plan plan = checked_plan(controller_grid);
   const run_description light = load_run("azure_conv_500.csv", 8 * gib);
   const auto light_rows = rows_of(light, plan, 1, true);
   // q8 0.7 and 0.9 lie above the peak (0.68): 2 x 16 configs, all but the first repeat it.
@@ -96,7 +96,7 @@ TEST(RunReuse, ALightLoadReusesAndAHeavyOneDoesNot) {
 TEST(RunReuse, AResumedSweepReusesTheRowsItKept) {
   const run_description base = load_run("azure_conv_500.csv", 8 * gib);
   // 0: q8 0.9 alpha 0.2 (kept), 1: q8 0.9, 2-3: q8 0.5 (its level moves), 4-5: q8 0.7.
-  const sweep_plan plan = plan_of("q8_threshold=0.9,0.5,0.7 ewma_alpha=0.2,0.9");
+  const sweep_plan plan = checked_plan("q8_threshold=0.9,0.5,0.7 ewma_alpha=0.2,0.9");
   const auto whole = rows_of(base, plan, 1, false);
   const auto resumed = [&](const std::string& kept_row) {
     std::map<std::size_t, std::string> rest;
@@ -120,7 +120,7 @@ TEST(RunReuse, AResumedSweepReusesTheRowsItKept) {
 // A reused row is not run: with the run cancelled from the start, only reuse gives a row.
 TEST(RunReuse, AReusedRowIsNotRunAgain) {
   const run_description base = load_run("azure_conv_500.csv", 8 * gib);
-  const sweep_plan plan = plan_of("q8_threshold=0.5,0.9,0.95 ewma_alpha=0.2,0.9");
+  const sweep_plan plan = checked_plan("q8_threshold=0.5,0.9,0.95 ewma_alpha=0.2,0.9");
   reuse_cache<std::string> cache;
   const std::atomic<bool> go{false}, stop{true};
   const auto first_high = sweep_config_row(base, plan, 2, &go, &cache);  // q8 0.9, alpha 0.2
@@ -168,7 +168,7 @@ TEST(RunReuse, ThresholdsAtOrBelowThePeakAreRunAgain) {
 // reads only its own parameters: equal rows even at a load that crosses every threshold.
 TEST(RunReuse, FamiliesIgnoreTheFieldsTheyDoNotRead) {
   const run_description base = load_run("azure_conv_500.csv", 2 * gib);
-  const sweep_plan plan = plan_of(
+  const sweep_plan plan = checked_plan(
       "family=static,age,sinks_recent,ewma fixed_level=q8,q4 q8_age_tokens=256,512 q8_threshold=0.5,0.9 "
       "ewma_alpha=0.1,0.6 min_level=fp16,q8");
   const auto ran = rows_of(base, plan, 1, false);
@@ -182,7 +182,7 @@ TEST(RunReuse, FamiliesIgnoreTheFieldsTheyDoNotRead) {
 TEST(RunReuse, ARangeOfOneLevelIgnoresTheController) {
   const run_description base = load_run("azure_conv_500.csv", 2 * gib);
   const sweep_plan plan =
-      plan_of("min_level=q8,fp16 max_level=q8 q8_threshold=0.5,0.9 ewma_alpha=0.1,0.6 hysteresis=0.02,0.2");
+      checked_plan("min_level=q8,fp16 max_level=q8 q8_threshold=0.5,0.9 ewma_alpha=0.1,0.6 hysteresis=0.02,0.2");
   const auto ran = rows_of(base, plan, 1, false);
   EXPECT_EQ(rows_of(base, plan, 2, true), ran);
   // min_level q8: one run for 8 configs; min_level fp16 (q8 reachable): every config its own.

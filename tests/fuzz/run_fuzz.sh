@@ -59,26 +59,44 @@ for src in "$root"/tests/fuzz/fuzz_bodies.cpp "$root"/tests/fuzz/fuzz_file_bodie
   fi
 done
 
-status=0
-for t in "${targets[@]}"; do
-  entry="$root/tests/fuzz/fuzz_$t.cpp"
-  [[ -f "$entry" ]] || { echo "run_fuzz.sh: no target '$t'" >&2; exit 2; }
-  bin="$build/fuzz_$t"
+# Each target is linked and fuzzed on its own; --jobs of them run at once (each is one process on
+# one core). Their reports are printed in target order once all have finished.
+fuzz_one() {
+  local t=$1 entry="$root/tests/fuzz/fuzz_$1.cpp" bin="$build/fuzz_$1" log="$build/fuzz_$1.log"
+  local report="$build/fuzz_$1.report"
   "$cxx" "${flags[@]}" -fsanitize=fuzzer "$entry" "${bodies[@]}" "$build/core/core/libkvscope_core.a" \
-    -ltbb -lsimdjson -o "$bin"
+    -ltbb -lsimdjson -o "$bin" >"$report" 2>&1 || { echo "run_fuzz.sh: $t did not build" >>"$report"; return 1; }
   mkdir -p "$build/corpus/$t"
-  echo "run_fuzz.sh: fuzzing $t for ${seconds}s"
-  log="$build/fuzz_$t.log"
+  echo "run_fuzz.sh: fuzzing $t for ${seconds}s" >>"$report"
   if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
       -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
       "$build/corpus/$t" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1; then
     grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^stat::new_units_added" "$log" |
-      sed "s/^/  $t: /"
-    grep -E "^#[0-9]+ +DONE" "$log" | sed "s/^/  $t: /" || true
+      sed "s/^/  $t: /" >>"$report"
+    grep -E "^#[0-9]+ +DONE" "$log" | sed "s/^/  $t: /" >>"$report" || true
+  else
+    echo "run_fuzz.sh: $t FAILED, see $log; artifacts in $build/artifacts" >>"$report"
+    grep -E "ERROR|SUMMARY|invariant|Test unit written" "$log" | head -20 >>"$report" || true
+    return 1
+  fi
+}
+
+for t in "${targets[@]}"; do
+  [[ -f "$root/tests/fuzz/fuzz_$t.cpp" ]] || { echo "run_fuzz.sh: no target '$t'" >&2; exit 2; }
+done
+status=0
+for t in "${targets[@]}"; do
+  while (( $(jobs -rp | wc -l) >= jobs )); do wait -n || true; done
+  rm -f "$build/fuzz_$t.ok"
+  ( fuzz_one "$t" && touch "$build/fuzz_$t.ok" ) &
+done
+wait
+for t in "${targets[@]}"; do
+  if [[ -f "$build/fuzz_$t.ok" ]]; then
+    cat "$build/fuzz_$t.report"
   else
     status=1
-    echo "run_fuzz.sh: $t FAILED, see $log; artifacts in $build/artifacts" >&2
-    grep -E "ERROR|SUMMARY|invariant|Test unit written" "$log" | head -20 >&2 || true
+    cat "$build/fuzz_$t.report" >&2
   fi
 done
 exit $status

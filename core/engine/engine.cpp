@@ -64,11 +64,15 @@ double evictable_bytes(const pool_usage& usage) noexcept {
   return evictable;
 }
 
-// As vLLM's kv_cache_usage_perc: the bytes sequences reference, over the budget.
-double referenced_share(const pool_usage& usage) noexcept {
-  const double evictable = evictable_bytes(usage);
+// As vLLM's kv_cache_usage_perc: the bytes sequences reference, over the budget, given the
+// evictable bytes (evictable_bytes) when the caller has them already.
+double referenced_share(const pool_usage& usage, double evictable) noexcept {
   const double in_use = static_cast<double>(usage.bytes_in_use) - evictable;
   return std::clamp(in_use / static_cast<double>(usage.budget_bytes), 0.0, 1.0);
+}
+
+double referenced_share(const pool_usage& usage) noexcept {
+  return referenced_share(usage, evictable_bytes(usage));
 }
 
 // Expected attention error: the share of attended token-reads at each level times its factor.
@@ -251,13 +255,14 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   step_metrics m;
   m.step = steps_;
   m.sim_time_s = clock_s_;
-  m.kv_cache_usage_perc = referenced_share(usage);
+  const double evictable = evictable_bytes(usage);
+  m.kv_cache_usage_perc = referenced_share(usage, evictable);
   m.pressure_ewma = policy_.ewma();
   m.level = level_in_force(usage);
   for (int l = 0; l < 4; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();
   m.scale_bytes = usage.scale_bytes;
   m.free_bytes = usage.free_bytes;
-  m.cached_bytes = static_cast<std::uint64_t>(std::llround(evictable_bytes(usage)));
+  m.cached_bytes = static_cast<std::uint64_t>(std::llround(evictable));
   m.num_requests_running = static_cast<std::uint32_t>(sched_->num_running());
   m.num_requests_waiting = static_cast<std::uint32_t>(sched_->num_waiting());
   m.num_preemptions_total = sched_->preemptions_total();

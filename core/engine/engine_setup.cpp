@@ -9,16 +9,32 @@ namespace {
 
 constexpr auto u32_max = std::numeric_limits<std::uint32_t>::max();
 
-// The model and the GPU with the options' overrides of its factors.
-expected<void, std::string> resolve_hardware(const engine_options& o, engine_setup& s) {
-  auto model = resolve_model(o.model);
-  if (!model) return unexpected{"model: " + model.error()};
-  s.model = std::move(*model);
+// Whether `a` and `b` make the same GPU: its name or file, the engine whose overheads it takes, and
+// every override of its factors.
+bool same_gpu_options(const engine_options& a, const engine_options& b) {
+  return a.gpu == b.gpu && a.vllm_engine == b.vllm_engine && a.compute_efficiency == b.compute_efficiency &&
+         a.sustained_share == b.sustained_share && a.memory_efficiency == b.memory_efficiency &&
+         a.kv_memory_efficiency == b.kv_memory_efficiency && a.step_overhead_s == b.step_overhead_s &&
+         a.layer_overhead_s == b.layer_overhead_s && a.sequence_overhead_s == b.sequence_overhead_s;
+}
+
+// The model and the GPU with the options' overrides of its factors; `like`'s when it resolved the
+// same ones (a sweep's configs share the base's files: read once, not once per config).
+expected<void, std::string> resolve_hardware(const engine_options& o, engine_setup& s, const engine_setup* like) {
+  if (like && like->options.model == o.model) {
+    s.model = like->model;
+  } else {
+    auto model = resolve_model(o.model);
+    if (!model) return unexpected{"model: " + model.error()};
+    s.model = std::move(*model);
+  }
   if (s.model.num_hidden_layers > u32_max || s.model.num_key_value_heads > u32_max ||
       s.model.head_dim > u32_max) {
     return unexpected{"model: " + s.model.name + ": layers, KV heads or head_dim too large"};
   }
-  if (!o.gpu.empty()) {
+  if (like && like->gpu && same_gpu_options(like->options, o)) {
+    s.gpu = like->gpu;
+  } else if (!o.gpu.empty()) {
     auto gpu = resolve_gpu(o.gpu);
     if (!gpu) return unexpected{"gpu: " + gpu.error()};
     s.gpu = std::move(*gpu);
@@ -97,10 +113,10 @@ std::optional<std::string> check_values(const engine_options& o) {
 
 }  // namespace
 
-expected<engine_setup, std::string> resolve_setup(const engine_options& o) {
+expected<engine_setup, std::string> resolve_setup(const engine_options& o, const engine_setup* like) {
   engine_setup s;
   s.options = o;
-  if (auto r = resolve_hardware(o, s); !r) return unexpected{r.error()};
+  if (auto r = resolve_hardware(o, s, like); !r) return unexpected{r.error()};
   if (auto r = resolve_timing_and_budget(o, s); !r) return unexpected{r.error()};
   s.max_model_len = o.max_model_len;
   if (s.max_model_len == 0 && s.model.max_position_embeddings <= u32_max) {

@@ -32,8 +32,9 @@ struct engine_setup {
 
 // Resolves and checks the options. The error names the option by its key and says why
 // ("gpu: unknown GPU 'h900' ...", "budget auto needs a GPU to size the KV cache on"), never
-// by a command-line flag: the GUI shows it too.
-expected<engine_setup, std::string> resolve_setup(const engine_options& options);
+// by a command-line flag: the GUI shows it too. With `like`, a setup resolved before, its model
+// and GPU are taken where the options name the same ones, instead of reading their files again.
+expected<engine_setup, std::string> resolve_setup(const engine_options& options, const engine_setup* like = nullptr);
 
 // Why the options cannot make an engine (unknown model, invalid policy, pool too small, ...):
 // resolve_setup's error, for callers that need only a yes or no.

@@ -55,7 +55,8 @@ std::unique_ptr<request_source> open_run_load(const run_description& run) {
 
 expected<void, std::string> resolve_run_setup(run_description& run) {
   if (run.setup && run.setup->options == run.options) return {};
-  auto setup = resolve_setup(run.options);
+  // A setup resolved from other options (a sweep config's copy of its base) still lends its files.
+  auto setup = resolve_setup(run.options, run.setup.get());
   if (!setup) return unexpected{setup.error()};
   run.setup = std::make_shared<const engine_setup>(std::move(*setup));
   return {};

@@ -35,13 +35,14 @@ struct run_description {
   std::string model_sha256;
   std::string gpu_sha256;
   // `options` resolved (resolve_setup), when the caller has already: make_engine then reads no
-  // model or GPU file again. Used only while it was resolved from these very options, so a
-  // copy whose options change (a sweep's config) resolves its own. Not stored in sessions.
+  // model or GPU file again. Used only while it was resolved from these very options; a copy
+  // whose options change (a sweep's config) resolves its own, from this one's files where the
+  // options still name them (resolve_run_setup). Not stored in sessions.
   std::shared_ptr<const engine_setup> setup;
 };
 
 // Resolves the run's options into run.setup, unless it already holds them resolved;
-// resolve_setup's error otherwise.
+// resolve_setup's error otherwise. A setup it holds from other options lends its model and GPU.
 expected<void, std::string> resolve_run_setup(run_description& run);
 
 // Opens the run's load afresh, its arrivals resampled as options.arrivals asks (a pass over the

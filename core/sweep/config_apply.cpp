@@ -134,9 +134,9 @@ expected<std::vector<std::string>, std::string> check_plan(const run_description
     const std::string who = plan.origins[i] + ": config " + std::to_string(i) + " (" + describe(plan.configs[i]) + "): ";
     run_description run = base;
     if (auto r = apply_config(run, plan.configs[i]); !r) return unexpected{who + r.error()};
-    if (auto reason = validate(run.options)) {
-      if (!invalid_ok) return unexpected{who + *reason};
-      reasons[i] = std::move(*reason);
+    if (auto resolved = resolve_run_setup(run); !resolved) {
+      if (!invalid_ok) return unexpected{who + resolved.error()};
+      reasons[i] = resolved.error();
     }
   }
   return reasons;
@@ -145,6 +145,9 @@ expected<std::vector<std::string>, std::string> check_plan(const run_description
 run_description config_run(const run_description& base, const sweep_config& config) {
   run_description run = base;
   if (auto r = apply_config(run, config); !r) throw std::invalid_argument(r.error());
+  // Resolved here from the base's files; a config the options refuse keeps no setup, and its
+  // engine reports why as any run does.
+  if (!resolve_run_setup(run)) run.setup.reset();
   return run;
 }
 

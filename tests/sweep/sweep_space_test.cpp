@@ -1,8 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "engine_test_support.hpp"
+#include "process.hpp"
+#include "run/run_service.hpp"
+#include "run/run_summary.hpp"
 #include "sweep/config_apply.hpp"
 #include "sweep/sweep_space.hpp"
+#include "temp_dir.hpp"
 
 namespace kvscope {
 namespace {
@@ -106,6 +112,31 @@ TEST(SweepSpace, CheckPlanRefusesBeforeAnyRun) {
   EXPECT_NE((*skipped)[1].find("q4_threshold must be >= q8_threshold"), std::string::npos) << (*skipped)[1];
   // Bad values stay errors even then.
   EXPECT_FALSE(check("q8_threshold=x", true));
+}
+
+// A sweep reads the model file once, for its base: checking the plan and running each config take
+// the base's model instead of reading the file again (which could have changed in between).
+TEST(SweepSpace, ConfigsTakeTheBaseModelInsteadOfReadingItAgain) {
+  test::temp_dir dir;
+  const std::string model = dir.file("model.json");
+  test::write_text(model, test::read_text(test::data_path("../../resources/models/tiny.json")));
+  run_description base;
+  base.load_spec = "gen:rate=20,prompt=fixed:64,output=fixed:8,duration=2,seed=3";
+  base.options = test::tiny_options(8ull << 20, payload_mode::accounting);
+  base.options.model = model;
+  ASSERT_TRUE(resolve_run_setup(base));
+  std::filesystem::remove(model);  // any read from here on fails
+  const auto plan = grid("max_num_seqs=4,8 q8_threshold=0.6");
+  auto checked = check_plan(base, plan);
+  ASSERT_TRUE(checked) << checked.error();
+  for (const auto& config : plan.configs) {
+    const run_description run = config_run(base, config);
+    ASSERT_TRUE(run.setup);
+    EXPECT_EQ(run.setup->options, run.options);
+    EXPECT_GT(run_to_end(run).summary.requests_finished, 0u);
+  }
+  // A config naming another model still reads its own (and says why it cannot here).
+  EXPECT_FALSE(check_plan(base, grid("model=" + model + ".missing")));
 }
 
 // One option under two spellings would run with the last one's value while the CSV shows both.

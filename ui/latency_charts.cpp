@@ -9,6 +9,7 @@
 
 #include "level_legend.hpp"
 #include "miss_chart.hpp"
+#include "plot_items.hpp"
 #include "qcustomplot_include.hpp"
 
 namespace kvscope::ui {
@@ -47,18 +48,6 @@ class SteppedLogTicker : public QCPAxisTickerLog {
     return ticks;
   }
 };
-
-QCPItemText* makeCaption(QCustomPlot* plot) {
-  auto* text = new QCPItemText(plot);
-  text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-  text->position->setTypeY(QCPItemPosition::ptPlotCoords);
-  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-  text->setPadding(QMargins(3, 0, 3, 1));
-  QFont font = text->font();
-  font.setPointSizeF(font.pointSizeF() * 0.9);
-  text->setFont(font);
-  return text;
-}
 
 // A value axis fitted to what its graphs hold (and `extra`), with some room above.
 void fitValueAxis(QCPAxis* axis, const QList<QCPGraph*>& graphs, std::initializer_list<double> extra, bool log) {
@@ -125,7 +114,6 @@ void LatencyCharts::buildLatencyPlot() {
     p99_[m] = latency_->addGraph();
     p99_[m]->setChannelFillGraph(p50_[m]);  // the band: from p50 up to p99
     sloLine_[m] = new QCPItemStraightLine(latency_);
-    sloText_[m] = makeCaption(latency_);
   }
   p50_[ttft]->setName(tr("TTFT p50"));
   p99_[ttft]->setName(tr("TTFT p99"));
@@ -139,6 +127,9 @@ void LatencyCharts::buildLatencyPlot() {
   latency_->yAxis->setNumberFormat(QStringLiteral("gb"));
   latency_->yAxis->setLabel(tr("latency (ms, log)"));
   latency_->xAxis->setTickLabels(false);  // the plot below names the time axis
+  // The SLOs' captions beside the plot, in the room the plot below keeps for its "waiting" axis:
+  // inside, the TPOT SLO's caption sat on the TTFT data.
+  sloCaptions_ = makeCaptionAxis(latency_);
   latency_->setMinimumHeight(110);
   connect(latency_, &QCustomPlot::afterLayout, this,
           [this] { fitAxesToSize(latency_, latency_->yAxis, tr("latency (ms, log)"), tr("ms")); });
@@ -193,6 +184,7 @@ void LatencyCharts::setTheme(const Theme& t) {
   right->setSubTickPen(QPen(t.mutedText, 1));
   right->setTickLabelColor(t.text);
   right->setLabelColor(t.text);
+  styleCaptionAxis(latency_->yAxis2, t.text, t.mutedText);
   const std::array<QColor, 2> colors{t.accent, t.level[3]};
   for (const Metric m : {ttft, tpot}) {
     p50_[m]->setPen(QPen(colors[m], 1.8));
@@ -201,10 +193,6 @@ void LatencyCharts::setTheme(const Theme& t) {
     band.setAlpha(t.dark ? 70 : 50);
     p99_[m]->setBrush(band);
     sloLine_[m]->setPen(QPen(colors[m], 1.2, Qt::DashLine));
-    sloText_[m]->setColor(colors[m]);
-    QColor veil = t.base;
-    veil.setAlpha(220);
-    sloText_[m]->setBrush(veil);
     for (const Ghost g : {whatIf, currentRun}) {
       ghostLatency_[g][m]->setPen(QPen(mix(colors[m], t.text, 0.4), 1.5, g == whatIf ? Qt::DashLine : Qt::DotLine));
     }
@@ -250,23 +238,22 @@ void LatencyCharts::updateLegend() {
 void LatencyCharts::setSlo(const slo_spec& slo) {
   misses_->setSlo(slo);
   const std::array<std::optional<double>, 2> limits{slo.ttft_s, slo.tpot_s};
+  sloCaptions_->clear();
   for (const Metric m : {ttft, tpot}) {
     const bool shown = limits[m].has_value();
     sloLine_[m]->setVisible(shown);
-    sloText_[m]->setVisible(shown);
     if (!shown) continue;
     const double v = *limits[m] * 1000;
     sloLine_[m]->point1->setCoords(0, v);
     sloLine_[m]->point2->setCoords(1, v);
-    // Above their lines, TTFT's at the left (where queues are short early in a run) and TPOT's
-    // at the right (where TTFT has usually grown past it): they never meet each other.
-    sloText_[m]->position->setCoords(m == ttft ? 0.01 : 0.99, v);
-    sloText_[m]->setPositionAlignment((m == ttft ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
+    // Two short lines: the right-hand margin is as wide as the plot below's "waiting" axis.
     const QString limit = v >= 1000 ? tr("%1 s").arg(v / 1000, 0, 'g', 4) : tr("%1 ms").arg(v, 0, 'g', 4);
-    sloText_[m]->setText(tr("%1 SLO %2").arg(m == ttft ? tr("TTFT") : tr("TPOT"), limit));
+    sloCaptions_->addTick(v, tr("%1 SLO\n%2").arg(m == ttft ? tr("TTFT") : tr("TPOT"), limit));
   }
   updateLegend();
 }
+
+QStringList LatencyCharts::sloCaptions() const { return sloCaptions_->ticks().values(); }
 
 double LatencyCharts::sloLineMs(Metric m) const {
   return sloLine_[m]->visible() ? sloLine_[m]->point1->coords().y() : nan;
@@ -316,8 +303,7 @@ void LatencyCharts::fitRanges(double end_s) {
   fitValueAxis(latency_->yAxis,
                {p50_[ttft], p99_[ttft], p50_[tpot], p99_[tpot], ghostLatency_[0][0], ghostLatency_[0][1],
                 ghostLatency_[1][0], ghostLatency_[1][1]},
-               // An SLO's caption sits above its line: room for it up to 3× the limit (log axis).
-               {sloLineMs(ttft), sloLineMs(tpot), 3 * sloLineMs(ttft), 3 * sloLineMs(tpot)}, true);
+               {sloLineMs(ttft), sloLineMs(tpot)}, true);
   fitValueAxis(service_->yAxis, {goodput_, ghostGoodput_[0], ghostGoodput_[1]}, {}, false);
   service_->yAxis2->setRange(0, queueMax_ > 0 ? queueMax_ * 1.15 : 1);
 }

@@ -6,6 +6,8 @@
 // drawn over them: their p99 lines and goodput, dashed and dotted. The "why missed" view puts
 // MissChart (SLO misses per window by cause) in the latency plot's place, over the same goodput
 // and queue, so a burst of misses lines up with the queue that caused it.
+#include <QSharedPointer>
+#include <QStringList>
 #include <QWidget>
 
 #include <array>
@@ -18,7 +20,7 @@
 class QCustomPlot;
 class QCPGraph;
 class QCPItemStraightLine;
-class QCPItemText;
+class QCPAxisTickerText;
 
 namespace kvscope::ui {
 
@@ -59,6 +61,8 @@ class LatencyCharts : public QWidget {
   QCPGraph* ghostGraph(Ghost g, Metric m) const { return ghostLatency_[g][m]; }
   // Where metric m's SLO line is drawn, in ms (NaN when there is none).
   double sloLineMs(Metric m) const;
+  // The SLOs' captions beside the plot (on its right-hand axis), bottom to top.
+  QStringList sloCaptions() const;
   MissChart* missChart() const { return misses_; }
 
  Q_SIGNALS:
@@ -76,7 +80,7 @@ class LatencyCharts : public QWidget {
   View view_ = latencyView;
   std::array<QCPGraph*, 2> p50_{}, p99_{};
   std::array<QCPItemStraightLine*, 2> sloLine_{};
-  std::array<QCPItemText*, 2> sloText_{};
+  QSharedPointer<QCPAxisTickerText> sloCaptions_;  // on the right-hand axis
   std::array<std::array<QCPGraph*, 2>, 2> ghostLatency_{};  // [ghost][metric]: p99
   std::array<QCPGraph*, 2> ghostGoodput_{};
   std::array<bool, 2> ghostShown_{};

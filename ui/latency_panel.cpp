@@ -43,9 +43,10 @@ LatencyPanel::LatencyPanel(QWidget* parent) : QWidget(parent) {
     updateSummary();
   });
   auto* row = new QHBoxLayout;
-  // One line (the plots need the height), the whole story in its tooltip.
+  // Whole, on a second line where the panel is narrow (1366 px wide screens): cut short, it lost
+  // the goodput; the whole story is in its tooltip.
   summary_ = new LiveLabel(Qt::PlainText);
-  summary_->setElidable(true);
+  summary_->setWordWrap(true);
   row->addWidget(summary_, 1);
   // Beside the summary rather than the legend: the causes' legend needs the whole width. One
   // checkable button, not two: the summary needs the room more.
@@ -169,7 +170,7 @@ void LatencyPanel::updateSummary() {
   const double goodput = seconds > 0 ? static_cast<double>(series_.good) / seconds : 0;
   const double met = 100.0 * static_cast<double>(series_.good) / static_cast<double>(series_.finished);
   const QString slo = sloText_.empty() ? tr("no --slo") : QString::fromStdString(sloText_);
-  summary_->setText(tr("%1 done · TTFT p99 %2 · TPOT p99 %3 · goodput %4/s (%5 % met %6)")
+  summary_->setText(tr("%1 done · p99 TTFT %2, TPOT %3 · goodput %4/s, %5 % met %6")
                         .arg(series_.finished)
                         .arg(msText(series_.ttft_s.p99), msText(series_.tpot_s.p99))
                         .arg(goodput, 0, 'f', 2)

@@ -29,6 +29,33 @@ inline QCPItemRect* makeLevelBand(QCustomPlot* plot, const QString& layer) {
   return band;
 }
 
+// The plot's right-hand axis as the place for captions at values (thresholds, SLOs): beside the
+// data, never over a curve. It follows the left axis' range and scale; the caller sets its ticks
+// (one per caption) on the ticker returned, and its colours with the theme (styleCaptionAxis).
+inline QSharedPointer<QCPAxisTickerText> makeCaptionAxis(QCustomPlot* plot) {
+  QCPAxis* right = plot->yAxis2;
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  right->setTicker(ticker);
+  right->setVisible(true);
+  right->setTickLabels(true);
+  right->setSubTicks(false);
+  right->setTickLengthIn(0);
+  right->setTickLengthOut(4);
+  right->grid()->setVisible(false);
+  right->setScaleType(plot->yAxis->scaleType());
+  right->setRange(plot->yAxis->range());
+  QObject::connect(plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), right,
+                   qOverload<const QCPRange&>(&QCPAxis::setRange));
+  return ticker;
+}
+
+// A caption axis in the theme's colours: no axis line of its own, only the captions and their ticks.
+inline void styleCaptionAxis(QCPAxis* right, const QColor& text, const QColor& ticks) {
+  right->setBasePen(Qt::NoPen);
+  right->setTickPen(QPen(ticks, 1));
+  right->setTickLabelColor(text);
+}
+
 // A caption at a value, anchored by `align`, on the given layer.
 inline QCPItemText* makeLevelText(QCustomPlot* plot, const QString& layer, Qt::Alignment align) {
   auto* text = new QCPItemText(plot);

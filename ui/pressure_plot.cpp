@@ -118,14 +118,11 @@ void PressurePlot::buildPlot() {
   q4Band_ = makeLevelBand(plot_, QStringLiteral("bands"));
   q8Line_ = makeLevelLine(plot_, QStringLiteral("bands"));
   q4Line_ = makeLevelLine(plot_, QStringLiteral("bands"));
-  // Captions at the left edge: in live mode the newest (most interesting) data is on the right.
-  q8Text_ = makeLevelText(plot_, QStringLiteral("captions"), Qt::AlignLeft | Qt::AlignBottom);
-  q4Text_ = makeLevelText(plot_, QStringLiteral("captions"), Qt::AlignLeft | Qt::AlignBottom);
-  q8BandText_ = makeLevelText(plot_, QStringLiteral("captions"), Qt::AlignLeft | Qt::AlignTop);
-  q4BandText_ = makeLevelText(plot_, QStringLiteral("captions"), Qt::AlignLeft | Qt::AlignTop);
   whatIfThresholds_ = std::make_unique<WhatIfThresholds>(plot_);
 
   plot_->yAxis->setRange(0, 1.04);
+  // Beside the plot, not in it: inside, a caption covered the EWMA wherever it crossed a threshold.
+  captions_ = makeCaptionAxis(plot_);
   plot_->yAxis->setLabel(fullYLabel());
   plot_->xAxis->setLabel(tr("simulated time (s)"));
   plot_->xAxis->setRange(0, window_);
@@ -169,12 +166,7 @@ void PressurePlot::setTheme(const Theme& t) {
   seriesLegend_->setEntries(series);
   q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
   q4Line_->setPen(QPen(t.level[3], 1, Qt::DashDotLine));
-  QColor label = t.base;
-  label.setAlpha(200);  // small items: keeps the captions readable over the data lines
-  for (QCPItemText* text : {q8Text_, q4Text_, q8BandText_, q4BandText_}) {
-    text->setColor(t.text);
-    text->setBrush(label);
-  }
+  styleCaptionAxis(plot_->yAxis2, t.text, t.mutedText);
   legend_->setEntries({{t.level[0], QStringLiteral("fp16"), tr("no compression"), false, {}},
                        {t.level[1], QStringLiteral("q8"), tr("cold blocks 8-bit"), false, {}},
                        {t.level[2], QStringLiteral("fp8"), tr("cold blocks fp8 (only by clamping)"), false, {}},
@@ -194,36 +186,31 @@ void PressurePlot::placeThresholds() {
   q8Band_->bottomRight->setCoords(1, std::max(0.0, q8 - h));
   q4Band_->topLeft->setCoords(0, q4);
   q4Band_->bottomRight->setCoords(1, std::max(0.0, q4 - h));
-  q8Text_->position->setCoords(0.005, q8);
-  q8Text_->setText(tr("q8 from EWMA ≥ %1").arg(q8, 0, 'f', 2));
-  q4Text_->position->setCoords(0.005, q4);
-  q4Text_->setText(tr("q4 from EWMA ≥ %1").arg(q4, 0, 'f', 2));
   // The other families have no controller: no thresholds to draw and no EWMA to follow.
   const bool controller = policy_.family == policy_family::ewma;
   for (QCPAbstractItem* item : std::initializer_list<QCPAbstractItem*>{q8Line_, q4Line_, q8Band_, q4Band_}) {
     item->setVisible(controller);
   }
   ewma_->setVisible(controller);
+  placeCaptions();
 }
 
 void PressurePlot::placeCaptions() {
-  // In pixels, not pressure units: a short plot has room for fewer captions. The q4 caption
-  // sits above its line, so the axis reaches high enough to show it whole.
+  // In pixels, not pressure units: on a short plot the q8 caption gives way to the q4 one.
+  captions_->clear();
+  if (policy_.family != policy_family::ewma) return;
+  const double q8 = policy_.q8_threshold, q4 = policy_.q4_threshold;
   const double height = plot_->axisRect()->height();
-  if (height <= 0) return;
-  const double text = QFontMetrics(q8Text_->font()).height() + 2;
-  const double q8 = policy_.q8_threshold, q4 = policy_.q4_threshold, h = policy_.hysteresis;
-  const double upper = std::clamp(q4 / std::max(0.5, 1.0 - text / height), 1.04, 1.3);
-  if (std::abs(plot_->yAxis->range().upper - upper) > 1e-9) plot_->yAxis->setRange(0, upper);
-  const double px = height / upper;  // pixels per unit of pressure
-  const bool bandRoom = h * px >= text;
-  q4BandText_->setVisible(bandRoom && (q4 - q8) * px >= 2 * text);
-  q8Text_->setVisible((q4 - q8) * px >= (q4BandText_->visible() ? 2 : 1) * text);
-  q8BandText_->setVisible(bandRoom);
-  q4Text_->setVisible(true);
-  if (policy_.family != policy_family::ewma) {
-    for (QCPItemText* t : {q8Text_, q4Text_, q8BandText_, q4BandText_}) t->setVisible(false);
-  }
+  const double px = height > 0 ? height / plot_->yAxis->range().size() : 0;
+  const double text = QFontMetrics(plot_->yAxis2->tickLabelFont()).height();
+  if (height <= 0 || (q4 - q8) * px >= text) captions_->addTick(q8, tr("q8 ≥ %1").arg(q8, 0, 'f', 2));
+  captions_->addTick(q4, tr("q4 ≥ %1").arg(q4, 0, 'f', 2));
+}
+
+QList<QPair<double, QString>> PressurePlot::thresholdCaptions() const {
+  QList<QPair<double, QString>> out;
+  for (auto it = captions_->ticks().cbegin(); it != captions_->ticks().cend(); ++it) out.append({it.key(), it.value()});
+  return out;
 }
 
 std::pair<double, double> PressurePlot::timeRange() const {
@@ -342,7 +329,9 @@ QString PressurePlot::markerToolTip(const QPointF& pixel) const {
   const TransitionCluster* nearest = nullptr;
   double best = ClusterMarks::diameter / 2 + 3;
   for (const TransitionCluster& c : clusters_) {
-    const QPointF at(plot_->xAxis->coordToPixel(c.time), plot_->yAxis->coordToPixel(c.ewma));
+    // A single change is a triangle on the curve; a cluster's pill sits off it.
+    const QPointF onCurve(plot_->xAxis->coordToPixel(c.time), plot_->yAxis->coordToPixel(c.ewma));
+    const QPointF at = c.count() > 1 ? clusterMarkCentre(onCurve, plot_->axisRect()->rect()) : onCurve;
     const double d = std::hypot(at.x() - pixel.x(), at.y() - pixel.y());
     if (d <= best) {
       best = d;

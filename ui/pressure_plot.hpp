@@ -51,6 +51,8 @@ class PressurePlot : public QWidget {
   bool thresholdsShown() const;
   double q8LineValue() const;
   double q4BandBottom() const;
+  // The thresholds' captions beside the plot, bottom to top (value, text): none without a controller.
+  QList<QPair<double, QString>> thresholdCaptions() const;
   // The level-change markers as drawn now (nearby changes merged at this zoom), and what the
   // tooltip at a pixel of the plot says ("" away from any marker).
   const std::vector<TransitionCluster>& markerClusters() const { return clusters_; }
@@ -88,7 +90,7 @@ class PressurePlot : public QWidget {
   void updateLatest();
   void updateRange();
   void placeThresholds();
-  void placeCaptions();  // which captions fit, and the axis' top (pixels: after a layout)
+  void placeCaptions();  // the thresholds' captions that fit (pixels: after a layout)
   QString fullYLabel() const;
 
   QCustomPlot* plot_ = nullptr;
@@ -102,10 +104,7 @@ class PressurePlot : public QWidget {
   QCPItemLine* q4Line_ = nullptr;
   QCPItemRect* q8Band_ = nullptr;
   QCPItemRect* q4Band_ = nullptr;
-  QCPItemText* q8Text_ = nullptr;
-  QCPItemText* q4Text_ = nullptr;
-  QCPItemText* q8BandText_ = nullptr;
-  QCPItemText* q4BandText_ = nullptr;
+  QSharedPointer<QCPAxisTickerText> captions_;  // the thresholds', on the right-hand axis
   LevelBackground* levels_ = nullptr;
   ClusterMarks* clusterMarks_ = nullptr;
   std::unique_ptr<GhostGraphs> ghost_;

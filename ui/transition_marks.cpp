@@ -48,6 +48,12 @@ QString describeCluster(const TransitionCluster& c) {
       .arg(name(c.from), name(c.to));
 }
 
+QPointF clusterMarkCentre(QPointF onCurve, const QRectF& area) {
+  constexpr double lift = ClusterMarks::diameter / 2 + 8;  // pixels from the curve to the centre
+  const bool above = onCurve.y() - lift - ClusterMarks::diameter / 2 >= area.top();
+  return {onCurve.x(), onCurve.y() + (above ? -lift : lift)};
+}
+
 ClusterMarks::ClusterMarks(QCustomPlot* plot) : QCPLayerable(plot, QStringLiteral("captions")) {}
 
 void ClusterMarks::draw(QCPPainter* painter) {
@@ -60,12 +66,14 @@ void ClusterMarks::draw(QCPPainter* painter) {
   painter->setFont(font);
   for (const TransitionCluster& c : *clusters_) {
     if (c.count() < 2 || c.time < x->range().lower || c.time > x->range().upper) continue;
-    const QPointF at(x->coordToPixel(c.time), y->coordToPixel(c.ewma));
+    const QPointF onCurve(x->coordToPixel(c.time), y->coordToPixel(c.ewma));
+    const QPointF at = clusterMarkCentre(onCurve, mParentPlot->axisRect()->rect());
     const QString count = QString::number(c.count());
     // A pill as wide as the count needs: 3 digits do not fit a 15 px disc.
     const double width = std::max(diameter, QFontMetricsF(font).horizontalAdvance(count) + 6);
     const QRectF pill(at.x() - width / 2, at.y() - diameter / 2, width, diameter);
     painter->setPen(QPen(theme_->text, 1));
+    painter->drawLine(onCurve, QPointF(at.x(), at.y() + (at.y() < onCurve.y() ? diameter / 2 : -diameter / 2)));
     painter->setBrush(theme_->accent);
     painter->drawRoundedRect(pill, diameter / 2, diameter / 2);
     painter->setPen(Qt::white);

@@ -27,6 +27,11 @@ std::vector<TransitionCluster> clusterTransitions(const std::deque<level_transit
 // What a marker's tooltip says.
 QString describeCluster(const TransitionCluster& cluster);
 
+// Where a cluster's marker goes when its changes happened at `onCurve` (pixels) in `area`: above
+// the curve, tied to it by a short line, or below where the top leaves no room. On the curve it
+// covered the EWMA exactly where the level changed.
+QPointF clusterMarkCentre(QPointF onCurve, const QRectF& area);
+
 // Paints the clusters of more than one change: a disc in the theme's accent with the count.
 // (Single changes are the plot's up and down triangle graphs, which its legend names.)
 class ClusterMarks : public QCPLayerable {

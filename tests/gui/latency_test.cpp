@@ -69,6 +69,8 @@ TEST(Latency, WholeRunPercentilesAreTheRunSummarysAndEveryRequestIsDrawn) {
   // The SLO lines at the SLOs, in ms.
   EXPECT_DOUBLE_EQ(charts.sloLineMs(LatencyCharts::ttft), 500.0);
   EXPECT_DOUBLE_EQ(charts.sloLineMs(LatencyCharts::tpot), 50.0);
+  // Their captions beside the plot, not over the data.
+  EXPECT_EQ(charts.sloCaptions(), QStringList({QStringLiteral("TPOT SLO\n50 ms"), QStringLiteral("TTFT SLO\n500 ms")}));
   EXPECT_TRUE(panel.summaryText().contains(QStringLiteral("ttft=0.5,tpot=0.05")));
   EXPECT_TRUE(panel.summaryText().startsWith(QStringLiteral("%1 done").arg(service.finished)));
 }
@@ -98,6 +100,7 @@ TEST(Latency, WithoutAnSloThereAreNoSloLines) {
   test::playToEnd(*window, *feed);
   EXPECT_TRUE(std::isnan(window->latencyPanel()->charts()->sloLineMs(LatencyCharts::ttft)));
   EXPECT_TRUE(std::isnan(window->latencyPanel()->charts()->sloLineMs(LatencyCharts::tpot)));
+  EXPECT_TRUE(window->latencyPanel()->charts()->sloCaptions().isEmpty());
 }
 
 TEST(Latency, RequestTableHasARowPerRequestLiveAndFromTheCliCsv) {

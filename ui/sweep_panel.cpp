@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "run/metric_table.hpp"
@@ -66,8 +67,14 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   status_->setTextFormat(Qt::RichText);
   status_->setWordWrap(true);
   status_->setToolTip(tr("Hover a point for its config and values; click it to run that config over the current "
-                         "run as the what-if (see Compare). Points without both values are not drawn."));
-  layout->addWidget(status_);
+                         "run as the what-if (see Compare). A config refused as a whole (a q4 threshold below its "
+                         "q8 threshold, a budget too small for the model) has an empty row and no point; so has a "
+                         "run without a value of x or y (the measured errors of an accounting-payload run, say)."));
+  // Open and Save beside the status, so the axis boxes have the panel's width for whole metric names.
+  auto* statusRow = new QHBoxLayout;
+  statusRow->addWidget(status_, 1);
+  for (QPushButton* button : buildFileButtons()) statusRow->addWidget(button, 0, Qt::AlignBottom);
+  layout->addLayout(statusRow);
   connect(scatter_, &SweepScatter::rowClicked, this, [this](std::size_t row) {
     QString error;
     if (!pickRow(row, &error)) showMessage(error, true);
@@ -115,10 +122,7 @@ QWidget* SweepPanel::buildRunBar() {
   return bar;
 }
 
-QWidget* SweepPanel::buildAxisBar() {
-  auto* bar = new QWidget;
-  auto* row = new QHBoxLayout(bar);
-  row->setContentsMargins(0, 0, 0, 0);
+std::array<QPushButton*, 2> SweepPanel::buildFileButtons() {
   auto* open = new QPushButton(tr("Open…"));
   open->setToolTip(tr("Open a sweep CSV written by kvscope-cli sweep (also File > Open sweep CSV…)"));
   connect(open, &QPushButton::clicked, this, [this] {
@@ -137,18 +141,23 @@ QWidget* SweepPanel::buildAxisBar() {
     if (path.isEmpty()) return;
     showMessage(saveCsv(path, &error) ? tr("Sweep written to %1").arg(path) : error, !error.isEmpty());
   });
+  return {open, save_};
+}
+
+QWidget* SweepPanel::buildAxisBar() {
+  auto* bar = new QWidget;
+  auto* row = new QHBoxLayout(bar);
+  row->setContentsMargins(0, 0, 0, 0);
   xBox_ = new QComboBox;
   yBox_ = new QComboBox;
   for (QComboBox* box : {xBox_, yBox_}) {
-    // Metric keys run to 30 characters: the box shows 10 at least, its list all of each.
+    // Metric keys run to 30 characters: the box shows 10 at least and grows with the panel (the
+    // row is the boxes' alone), its list all of each.
     box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     box->setMinimumContentsLength(10);
     box->setMaxVisibleItems(20);
     connect(box, &QComboBox::currentIndexChanged, this, &SweepPanel::redraw);
   }
-  row->addWidget(open);
-  row->addWidget(save_);
-  row->addSpacing(6);
   row->addWidget(new QLabel(tr("x:")));
   row->addWidget(xBox_, 1);
   row->addWidget(new QLabel(tr("y:")));
@@ -209,12 +218,25 @@ void SweepPanel::redraw() {
     return;
   }
   scatter_->setRows(data_, static_cast<std::size_t>(xBox_->currentIndex()), static_cast<std::size_t>(yBox_->currentIndex()));
-  const std::size_t shown = scatter_->plottedRows().size(), all = data_->rows.size();
+  const std::size_t all = data_->rows.size();
   QString text = tr("<b>%1</b>: %2 configs").arg(source_.toHtmlEscaped()).arg(all);
-  if (shown < all) text += tr(", %1 not measured").arg(all - shown);
+  const auto [notRun, noValue] = unplottedRows();
+  if (notRun > 0) text += tr(", %1 not run (refused as a whole: empty rows)").arg(notRun);
+  if (noValue > 0) text += tr(", %1 without a value on these axes").arg(noValue);
   text += scatter_->hasFront() ? tr(" · <b>%1 on the Pareto front</b>").arg(scatter_->frontRows().size())
                                : tr(" · no front: an axis has no better direction");
   status_->setText(text);
+}
+
+std::pair<std::size_t, std::size_t> SweepPanel::unplottedRows() const {
+  const auto x = static_cast<std::size_t>(xBox_->currentIndex()), y = static_cast<std::size_t>(yBox_->currentIndex());
+  std::size_t notRun = 0, noValue = 0;
+  for (const sweep_data_row& row : data_->rows) {
+    if (std::isfinite(row.metrics[x]) && std::isfinite(row.metrics[y])) continue;
+    const bool ran = std::any_of(row.metrics.begin(), row.metrics.end(), [](double v) { return std::isfinite(v); });
+    ++(ran ? noValue : notRun);
+  }
+  return {notRun, noValue};
 }
 
 bool SweepPanel::startSweep(QString* error) {

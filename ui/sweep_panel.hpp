@@ -7,7 +7,9 @@
 #include <QByteArray>
 #include <QWidget>
 
+#include <array>
 #include <cstddef>
+#include <utility>
 #include <functional>
 #include <memory>
 
@@ -70,6 +72,10 @@ class SweepPanel : public QWidget {
  private:
   QWidget* buildRunBar();
   QWidget* buildAxisBar();
+  std::array<QPushButton*, 2> buildFileButtons();  // Open…, Save…
+  // Rows the scatter cannot draw: configs that did not run (every metric empty: refused as a
+  // whole), and runs without a value of the chosen x or y (a metric that run does not measure).
+  std::pair<std::size_t, std::size_t> unplottedRows() const;
   void showData(std::shared_ptr<const sweep_data> sweep, const QString& source);
   void redraw();
   void showMessage(const QString& text, bool error);

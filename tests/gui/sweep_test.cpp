@@ -78,6 +78,16 @@ TEST(SweepView, OnePointPerMeasuredRowAndCoresParetoFrontHighlighted) {
   EXPECT_EQ(scatter->frontRows(), front);
   EXPECT_EQ(scatter->plot()->graph(2)->dataCount(), static_cast<int>(front.size()));
 
+  // The rows without a point are explained: the two refused configs did not run.
+  const auto* status = panel->findChild<QLabel*>(QStringLiteral("sweepStatus"));
+  ASSERT_NE(status, nullptr);
+  EXPECT_TRUE(status->text().contains(QStringLiteral("2 not run (refused as a whole"))) << status->text().toStdString();
+  EXPECT_FALSE(status->text().contains(QStringLiteral("without a value"))) << status->text().toStdString();
+  // An axis these accounting-payload runs never measure: the other 14 have no value on it.
+  window->sweepPanel()->yBox()->setCurrentText(QStringLiteral("quality.q4.attention_rel_l2"));
+  EXPECT_TRUE(status->text().contains(QStringLiteral("14 without a value on these axes"))) << status->text().toStdString();
+  window->sweepPanel()->yBox()->setCurrentText(QStringLiteral("attention_error_exposure"));
+
   // Another pair of axes: the front follows core's for those two.
   window->sweepPanel()->yBox()->setCurrentText(QStringLiteral("latency.ttft_s.p99"));
   const std::size_t t = *data->metric("latency.ttft_s.p99");

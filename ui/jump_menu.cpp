@@ -16,7 +16,8 @@ QString seconds(double s) { return QLocale(QLocale::English).toString(s, 'f', 1)
 // One kind of many moments: the first few by name, then the next and the previous one from the
 // live view, and a count of the rest.
 void addSeries(QMenu* menu, const QString& title, const std::vector<moment>& all, std::uint64_t total,
-               std::uint64_t shownStep, const std::function<void(const moment&)>& jump) {
+               std::uint64_t shownStep, const std::function<void(const moment&)>& jump,
+               const std::vector<moment>& firsts = {}) {
   menu->addSection(title);
   const auto add = [&](const QString& text, const moment& m) {
     QAction* a = menu->addAction(text);
@@ -26,6 +27,9 @@ void addSeries(QMenu* menu, const QString& title, const std::vector<moment>& all
   for (int i = 0; i < listed; ++i) add(momentText(all[static_cast<std::size_t>(i)]), all[static_cast<std::size_t>(i)]);
   if (total > static_cast<std::uint64_t>(listed)) {
     menu->addAction(QObject::tr("… %1 more").arg(total - static_cast<std::uint64_t>(listed)))->setEnabled(false);
+  }
+  for (const moment& m : firsts) {
+    if (listed == 0 || m.step > all[static_cast<std::size_t>(listed - 1)].step) add(QObject::tr("first %1").arg(momentText(m)), m);
   }
   const auto next = std::find_if(all.begin(), all.end(), [&](const moment& m) { return m.step > shownStep; });
   const auto previous = std::find_if(all.rbegin(), all.rend(), [&](const moment& m) { return m.step < shownStep; });
@@ -71,8 +75,15 @@ void fillJumpMenu(QMenu* menu, const run_moments& found, std::uint64_t shownStep
   if (found.level_changes_total == 0) {
     menu->addAction(QObject::tr("no level change in this run"))->setEnabled(false);
   } else {
+    // The first time at each level, when the first few changes do not reach it (a policy
+    // flapping between fp16 and q8 for a while before it first goes to q4).
+    std::vector<moment> firsts;
+    for (const std::optional<moment>& m : found.first_at_level) {
+      if (m) firsts.push_back(*m);
+    }
+    std::sort(firsts.begin(), firsts.end(), [](const moment& a, const moment& b) { return a.step < b.step; });
     addSeries(menu, QObject::tr("Level changes (%1)").arg(found.level_changes_total), found.level_changes,
-              found.level_changes_total, shownStep, jump);
+              found.level_changes_total, shownStep, jump, firsts);
   }
   if (found.preemption_steps_total == 0) {
     menu->addAction(QObject::tr("no preemption in this run"))->setEnabled(false);

@@ -1,7 +1,8 @@
 #pragma once
 // The "Jump to" menu: a run's moments (core's run_moments) as actions, each saying when and what
 // ("peak pressure 0.93 at 1,234.5 s", "q4 from 812.0 s"). Level changes and preemptions can be
-// thousands: the first few are listed, with the next and previous one from the live view's step.
+// thousands: the first few are listed, then the first time at each level they do not reach, and
+// the next and previous one from the live view's step.
 #include <QString>
 
 #include <cstdint>

@@ -21,11 +21,11 @@ void moment_finder::observe(const step_metrics& m) {
   }
   if (seen_ && m.level != level_) {
     ++found_.level_changes_total;
-    if (found_.level_changes.size() < max_kept_) {
-      moment change{moment_kind::level_change, m.step, m.sim_time_s};
-      change.level = m.level;
-      found_.level_changes.push_back(change);
-    }
+    moment change{moment_kind::level_change, m.step, m.sim_time_s};
+    change.level = m.level;
+    if (found_.level_changes.size() < max_kept_) found_.level_changes.push_back(change);
+    std::optional<moment>& first = found_.first_at_level[static_cast<std::size_t>(ordinal(m.level))];
+    if (!first) first = change;
   }
   level_ = m.level;
   if (m.num_preemptions_total > preemptions_) {

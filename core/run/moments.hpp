@@ -4,6 +4,7 @@
 // spends most of its length quiet (the Azure conversation hour stays under 0.15 pressure for its
 // first minutes), so a viewer wants to go straight to these; the GUI finds them on a background
 // run of the same config and load and runs the live engine forward to one.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -34,6 +35,9 @@ struct run_moments {
   std::optional<moment> peak_pressure;   // none for a run without steps
   std::optional<moment> busiest_minute;  // none for a run without steps
   std::vector<moment> level_changes;     // in step order, at most max_kept of them
+  // The first change to each level, by ordinal(precision) (a flapping policy makes its first
+  // few changes all between fp16 and q8: the first q4 is the one to look for).
+  std::array<std::optional<moment>, 4> first_at_level{};
   std::vector<moment> preemptions;       // steps that preempted, in order, at most max_kept
   std::uint64_t level_changes_total = 0;
   std::uint64_t preemption_steps_total = 0;

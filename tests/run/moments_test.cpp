@@ -56,6 +56,11 @@ TEST(Moments, FindsEachMomentOfKnownSteps) {
     EXPECT_EQ(found.level_changes[i].step, levels[i].first);
     EXPECT_EQ(found.level_changes[i].level, levels[i].second);
   }
+  ASSERT_TRUE(found.first_at_level[ordinal(precision::q4)]);
+  EXPECT_EQ(found.first_at_level[ordinal(precision::q4)]->step, 70u);
+  EXPECT_EQ(found.first_at_level[ordinal(precision::q8)]->step, 50u);  // not 90: the first
+  EXPECT_EQ(found.first_at_level[ordinal(precision::fp16)]->step, 110u);
+  EXPECT_FALSE(found.first_at_level[ordinal(precision::fp8)]);
   ASSERT_EQ(found.preemptions.size(), 2u);
   EXPECT_EQ(found.preemption_steps_total, 2u);
   EXPECT_EQ(found.preemptions[0].step, 130u);
@@ -100,6 +105,7 @@ TEST(Moments, KeepsTheFirstFewAndCountsTheRest) {
   for (const step_metrics& m : handMadeSteps()) finder.observe(m);
   EXPECT_EQ(finder.moments().level_changes.size(), 1u);
   EXPECT_EQ(finder.moments().level_changes_total, 4u);
+  EXPECT_TRUE(finder.moments().first_at_level[ordinal(precision::q4)]) << "kept beyond the list";
   EXPECT_EQ(finder.moments().preemptions.size(), 1u);
   EXPECT_EQ(finder.moments().preemption_steps_total, 2u);
 }

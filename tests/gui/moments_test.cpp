@@ -101,6 +101,20 @@ TEST(JumpTo, FindsTheMomentsOfTheRunAndLandsOnThem) {
   EXPECT_EQ(window->bridge()->current()->generation, 1u);  // no reset on the way
 }
 
+// The moments are found in accounting mode, which gives the same steps as the live run's real
+// K/V bytes: a jump on a data-mode run lands on the moment found.
+TEST(JumpTo, LandsOnTheMomentInDataMode) {
+  runner* feed = nullptr;
+  auto window = test::makeWindow(test::smallSession(payload_mode::data), &feed);
+  ASSERT_TRUE(test::waitFor([&] { return momentsFound(*window); }, std::chrono::seconds(60)));
+  const moment peak = *window->moments()->moments()->peak_pressure;
+  ASSERT_TRUE(window->moments()->jumpTo(peak, false));
+  const SnapshotPtr at = landedAt(*window, peak.step + 1);
+  ASSERT_TRUE(at);
+  EXPECT_EQ(at->latest.kv_cache_usage_perc, peak.value);
+  EXPECT_EQ(at->latest.sim_time_s, peak.sim_time_s);
+}
+
 // A config changed mid-run: the moments are found again on the run the live engine is now on
 // (its config change at the step it came), and a moment behind cannot be reached by a reset.
 TEST(JumpTo, AConfigChangeFindsTheMomentsOfTheChangedRun) {

@@ -41,12 +41,8 @@ MomentsController::MomentsController(EngineBridge* bridge, RunPanel* runPanel, P
   start_->setSingleShot(true);
   start_->setInterval(0);
   connect(start_, &QTimer::timeout, this, [this] { find(ahead_); });
-  connect(menu_, &QMenu::aboutToShow, this, [this] {
-    const SnapshotPtr s = bridge_->current();
-    if (moments_) fillJumpMenu(menu_, *moments_, s ? s->latest.step : 0, [this](const moment& m) {
-      jumpTo(m, runPanel_->playing());
-    });
-  });
+  // "Next" and "previous" are from the step the view shows when the menu opens.
+  connect(menu_, &QMenu::aboutToShow, this, &MomentsController::refillMenu);
   connect(jobs_, &BackgroundRun::progress, this, [this](quint64, double fraction, double) {
     showState(tr("Finding the moments: the whole load runs in the background, %1 % done")
                   .arg(fraction * 100, 0, 'f', 0));

@@ -80,6 +80,7 @@ class MomentsController : public QObject {
   void land(const SnapshotPtr& s);
   void abandon(const QString& why);
   void showState(const QString& busyText = {});
+  void refillMenu();
   void chooseSpeed();
   std::optional<moment> firstOf(moment_kind kind) const;
 

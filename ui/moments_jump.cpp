@@ -143,10 +143,14 @@ void MomentsController::showState(const QString& busyText) {
   }
   button->setToolTip(tip);
   menu_->menuAction()->setToolTip(tip);
-  if (ready) {
-    const SnapshotPtr s = bridge_->current();
-    fillJumpMenu(menu_, *moments_, s ? s->latest.step : 0, [this](const moment& m) { jumpTo(m, runPanel_->playing()); });
-  }
+  if (ready) refillMenu();
+}
+
+void MomentsController::refillMenu() {
+  if (!moments_) return;
+  const SnapshotPtr s = bridge_->current();
+  // A jump from the menu plays on if the run was playing, and stays paused there if it was not.
+  fillJumpMenu(menu_, *moments_, s ? s->latest.step : 0, [this](const moment& m) { jumpTo(m, runPanel_->playing()); });
 }
 
 // The rule is core's default_steps_per_second: the whole run in about three minutes, between the

@@ -63,7 +63,19 @@ RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic
   auto trace = std::make_shared<metrics_history>(traceRecent, traceOverview);
   run_hooks hooks;
   hooks.cancel = &cancelled;
-  hooks.on_step = [&](const engine& e) { trace->push(e.last_metrics()); };
+  moment_finder finder;
+  bool stepped = false;
+  std::uint64_t lastStep = 0;
+  hooks.on_step = [&](const engine& e) {
+    const step_metrics& m = e.last_metrics();
+    // A reset in the command log starts the engine again at step 0: its moments are those
+    // after the last one, as the live run's are.
+    if (stepped && m.step <= lastStep) finder = moment_finder{};
+    stepped = true;
+    lastStep = m.step;
+    trace->push(m);
+    finder.observe(m);
+  };
   hooks.on_progress = progress;
   auto latency = std::make_shared<latency_series_builder>(sloOf(run.options.slo));
   hooks.on_request = [&latency](const request_record& r) { latency->add(r); };
@@ -81,6 +93,7 @@ RunOutcome BackgroundRun::runWhole(const run_description& run, const std::atomic
   }
   out.trace = std::move(trace);
   out.latency = std::move(latency);
+  out.moments = std::make_shared<const run_moments>(finder.moments());
   return out;
 }
 

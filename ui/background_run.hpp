@@ -14,6 +14,7 @@
 #include "job_tracker.hpp"
 #include "outcome/latency_series.hpp"
 #include "run/metrics_history.hpp"
+#include "run/moments.hpp"
 #include "run/run_description.hpp"
 #include "run/run_service.hpp"
 #include "run/run_summary.hpp"
@@ -31,6 +32,9 @@ struct RunOutcome {
   // request rather than whole records (104 bytes), since a what-if and the current config's
   // run are both held, and a long trace has millions. Never null in what runWhole returns.
   std::shared_ptr<const latency_series_builder> latency;
+  // Its moments worth jumping to (peak pressure, busiest minute, level changes, preemptions),
+  // from every step: the trace above is decimated. Never null in what runWhole returns.
+  std::shared_ptr<const run_moments> moments;
   QString error;  // why it could not run ("" when it did)
 };
 using OutcomePtr = std::shared_ptr<const RunOutcome>;

@@ -24,6 +24,7 @@
 #include "load_panel.hpp"
 #include "latency_panel.hpp"
 #include "memory_plot.hpp"
+#include "moments_controller.hpp"
 #include "policy_controller.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
@@ -355,6 +356,7 @@ void MainWindow::applyTheme() {
 void MainWindow::setTourMode(bool on) {
   for (const char* name : {"runDock", "loadDock"}) findChild<QDockWidget*>(QString::fromLatin1(name))->setVisible(!on);
   policyPanel_->setEnabled(!on);
+  moments_->setActive(!on);
   setAcceptDrops(!on);
   for (QAction* a : liveActions_) a->setEnabled(!on);
   if (on) feedLabel_->setToolTip(tr("A guided tour; kvscope-cli tour prints it as text"));

@@ -37,6 +37,7 @@ class LatencyPanel;
 class LiveLabel;
 class LoadPanel;
 class MemoryPlot;
+class MomentsController;
 class PolicyController;
 class PolicyPanel;
 class PressurePlot;
@@ -72,6 +73,7 @@ class MainWindow : public QMainWindow {
   BlockTablePanel* blockTablePanel() const { return blockTable_; }
   PolicyController* policy() const { return policy_; }
   ComparisonController* comparison() const { return comparison_; }
+  MomentsController* moments() const { return moments_; }
   WhatIfController* whatIf() const { return comparison_->whatIf(); }
   ComparePanel* comparePanel() const { return comparison_->comparePanel(); }
   RunListPanel* runListPanel() const { return comparison_->runList(); }
@@ -211,6 +213,7 @@ class MainWindow : public QMainWindow {
   StatsPanel* statsPanel_ = nullptr;
   PolicyController* policy_ = nullptr;
   ComparisonController* comparison_ = nullptr;
+  MomentsController* moments_ = nullptr;  // the Jump to menu
   ColorLegend* mapLegend_ = nullptr;
   LiveLabel* mapDetails_ = nullptr;  // frames, budget, use: beside the map's title
   QLabel* mapHint_ = nullptr;

@@ -23,11 +23,13 @@
 #include "latency_panel.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
+#include "moments_controller.hpp"
 #include "policy_controller.hpp"
 #include "policy_panel.hpp"
 #include "pressure_plot.hpp"
 #include "run_list_panel.hpp"
 #include "run_panel.hpp"
+#include "run_setup.hpp"
 #include "run_store.hpp"
 #include "stats_panel.hpp"
 #include "sweep_panel.hpp"
@@ -124,6 +126,13 @@ void MainWindow::buildControllers() {
   policy_ = new PolicyController(policyPanel_, pressurePlot_, bridge_, this);
   const ComparisonController::Views views{pressurePlot_, memoryPlot_, latencyPanel_, loadPanel_->engineBox()};
   comparison_ = new ComparisonController(run_, views, policy_, options_.runsDirectory, this);
+  moments_ = new MomentsController(bridge_, runPanel_, policy_, this);
+  moments_->setRun(run_);
+  connect(this, &MainWindow::runStarted, moments_, [this] { moments_->setRun(run_); });
+  // A moment behind the live view: the same reset as the run panel's, the policy kept.
+  connect(moments_, &MomentsController::restartRequested, this, [this] { resetRun(seedOf(run_)); });
+  connect(moments_, &MomentsController::statusMessage, this,
+          [this](const QString& text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); });
 }
 
 void MainWindow::wireComparison() {

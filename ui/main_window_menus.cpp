@@ -1,6 +1,7 @@
 // MainWindow's menus: File (open, save, import and export), Run, View and Help. What the
 // actions do is in main_window_files.cpp and main_window.cpp.
 #include "main_window.hpp"
+#include "moments_controller.hpp"
 
 #include <QActionGroup>
 #include <QDockWidget>
@@ -114,6 +115,7 @@ void MainWindow::buildRunMenu() {
     startRun(demo, tr("the built-in demo"));
   });
   for (QAction* a : {play, step}) a->setShortcutContext(Qt::WindowShortcut);
+  liveActions_ << run->addMenu(moments_->menu());
   run->addSeparator();
   liveActions_ << run->addAction(tr("&Apply the what-if"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
                                  &MainWindow::applyWhatIf);

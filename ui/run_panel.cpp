@@ -8,6 +8,7 @@
 #include <QSpinBox>
 #include <QSignalBlocker>
 #include <QStyle>
+#include <QToolButton>
 
 #include <algorithm>
 #include <climits>
@@ -35,7 +36,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   speed_->setCurrentIndex(3);
   speed_->setToolTip(tr("Engine steps per wall-clock second. Each step is one batched forward "
                         "pass, about 13 ms of simulated time in the demo. \"As fast as possible\" "
-                        "plays a long trace through in seconds."));
+                        "plays a long trace through in seconds. Until you pick one, the pace comes from "
+                        "the load's length: the whole load in about three minutes, from 60 to 1,000 "
+                        "steps/s."));
   seed_ = new QSpinBox;
   seed_->setObjectName(QStringLiteral("seed"));
   seed_->setRange(0, INT_MAX);
@@ -53,7 +56,16 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   settings->addSpacing(6);
   settings->addWidget(new QLabel(tr("seed")));
   settings->addWidget(seed_, 2);
-  grid->addLayout(settings, 1, 0, 1, 3);
+  // A recorded trace is quiet for most of its length: this goes to where something happens.
+  // Beside the buttons, not on a row of its own: the column's tabs below need the height.
+  jump_ = new QToolButton;
+  jump_->setObjectName(QStringLiteral("jumpTo"));
+  jump_->setText(tr("Jump to"));
+  jump_->setPopupMode(QToolButton::InstantPopup);
+  jump_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+  jump_->setFocusPolicy(Qt::TabFocus);
+  grid->addWidget(jump_, 0, 3);
+  grid->addLayout(settings, 1, 0, 1, 4);
   grid->setRowStretch(2, 1);
 
   connect(play_, &QPushButton::clicked, this, &RunPanel::togglePlay);

@@ -11,6 +11,7 @@
 class QComboBox;
 class QPushButton;
 class QSpinBox;
+class QToolButton;
 
 namespace kvscope::ui {
 
@@ -25,6 +26,8 @@ class RunPanel : public QWidget {
   QPushButton* resetButton() const { return reset_; }
   QSpinBox* seedBox() const { return seed_; }
   QComboBox* speedBox() const { return speed_; }
+  // "Jump to": its menu of the run's moments is MomentsController's.
+  QToolButton* jumpButton() const { return jump_; }
 
  public Q_SLOTS:
   void setPlaying(bool playing);  // also posts play/pause
@@ -49,6 +52,7 @@ class RunPanel : public QWidget {
   QPushButton* reset_ = nullptr;
   QComboBox* speed_ = nullptr;
   QSpinBox* seed_ = nullptr;
+  QToolButton* jump_ = nullptr;
   bool playing_ = true;
   QElapsedTimer lastUserAction_;  // the engine's report lags a click by a snapshot or two
 };

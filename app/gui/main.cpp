@@ -27,7 +27,9 @@
 #include "io/trace_checksum.hpp"
 #include "kvscope_version.hpp"
 #include "load/load_error.hpp"
+#include "jump_menu.hpp"
 #include "main_window.hpp"
+#include "moments_controller.hpp"
 #include "memory/model_shape.hpp"
 #include "run/option_table.hpp"
 #include "run_setup.hpp"
@@ -164,7 +166,7 @@ int headless(const kvscope::run_description& s, const QCommandLineParser& p) {
 // without a display, text. A bad script is refused with exit 2, naming the step and field.
 int runTour(const QCommandLineParser& p, bool gui, double waitMs) {
   for (const char* other : {"load", "format", "skip-bad-rows", "model", "budget", "payload", "policy", "session",
-                            "seed", "speed", "select-sequence"}) {
+                            "seed", "speed", "select-sequence", "jump-to"}) {
     if (p.isSet(QString::fromLatin1(other))) {
       return fail(exit_bad_input, QStringLiteral("--tour runs its own scenario; drop --%1").arg(QString::fromLatin1(other)));
     }
@@ -268,8 +270,9 @@ void declareOptions(QCommandLineParser& parser) {
                                       QStringLiteral("Replay a saved session (its load, options and commands) "
                                                      "to its saved step."),
                                       QStringLiteral("FILE")));
-  option("speed", "Engine steps per second (0 = as fast as possible; default 60, a replayed "
-                  "session 0).", "N");
+  option("speed", "Engine steps per second (0 = as fast as possible; by default 60 until the "
+                  "load's length is known, then the whole load in about three minutes, 60 to 1000; "
+                  "a replayed session 0).", "N");
   option("screenshot", "Save a PNG of the window to FILE and exit.", "FILE");
   option("after-ms", "With --screenshot: run this long first (default 3000).", "N", "3000");
   option("what-if", "Compare the run with this policy config (JSON/TOML): the whole load runs "
@@ -280,6 +283,8 @@ void declareOptions(QCommandLineParser& parser) {
                   "missed), memory, runs, sweep, stats, blockTable, load, compare.", "DOCK");
   option("by-sequence", "Colour the block map by sequence.");
   option("select-sequence", "With --screenshot: select the sequence holding the most blocks just before the shot.");
+  option("jump-to", "Once the run's moments are found, run to the first of them of this kind and pause "
+                    "there: peak (pressure), busiest (minute), level (change), preemption.", "WHAT");
   option("tour", "Open a guided tour of the KV cache, step by step (Right/Space, Left, Home): "
                  "the built-in one, or the tour script given as an argument (docs/tour.md).");
   option("export-pdf", "With --tour: write the tour as slides, one PDF page per step, and exit.", "FILE");
@@ -366,6 +371,12 @@ int runWindow(const kvscope::run_description& run, const QCommandLineParser& par
   if (isSet("sweep")) {
     QString error;
     if (!window.openSweep(parser.value(QStringLiteral("sweep")), &error)) return fail(exit_bad_input, error);
+  }
+  if (isSet("speed")) window.moments()->setSpeedChosen();
+  if (isSet("jump-to")) {
+    const auto kind = kvscope::ui::momentKindNamed(parser.value(QStringLiteral("jump-to")));
+    if (!kind) return fail(exit_bad_input, QStringLiteral("--jump-to: expected peak, busiest, level or preemption"));
+    window.moments()->jumpWhenFound(*kind);
   }
   if (isSet("screenshot")) scheduleScreenshot(window, parser, waitMs);
   return QApplication::exec();

@@ -45,12 +45,96 @@ expected<std::uint64_t, std::string> whole(std::string_view key, std::string_vie
   return v;
 }
 
+// Sets the field `key` names from `value`; the error names the key and what it takes.
+expected<void, std::string> set_field(generator_spec& spec, std::string_view key, std::string_view value) {
+  auto fail = [](std::string message) { return unexpected<std::string>{std::move(message)}; };
+  if (key == "rate") {
+    auto v = real(key, value, 0, 1e9, true, "(0, 1e9] requests per second");
+    if (!v) return fail(v.error());
+    spec.rate = *v;
+  } else if (key == "concurrency") {
+    auto v = whole(key, value, 1, 1u << 20);
+    if (!v) return fail(v.error());
+    spec.concurrency = static_cast<std::uint32_t>(*v);
+  } else if (key == "burstiness") {
+    auto v = real(key, value, 0.01, 1000, false, "[0.01, 1000]");
+    if (!v) return fail(v.error());
+    spec.burstiness = *v;
+  } else if (key == "prompt" || key == "output") {
+    auto d = parse_length_dist(value);
+    if (!d) return fail("gen spec: " + std::string(key) + ": " + d.error());
+    (key == "prompt" ? spec.prompt : spec.output) = *d;
+  } else if (key == "duration") {
+    // No later than a request may arrive (load/request.hpp): simulated time stays exact.
+    auto v = real(key, value, 0, max_arrival_s, true, "(0, 1e9] seconds");
+    if (!v) return fail(v.error());
+    spec.duration_s = *v;
+  } else if (key == "count") {
+    auto v = whole(key, value, 1, std::uint64_t{1} << 53);
+    if (!v) return fail(v.error());
+    spec.count = *v;
+  } else if (key == "seed") {
+    auto v = whole(key, value, 0, std::numeric_limits<std::uint64_t>::max());
+    if (!v) return fail(v.error());
+    spec.seed = *v;
+  } else if (key == "prefix_groups") {
+    auto v = whole(key, value, 1, 1u << 24);
+    if (!v) return fail(v.error());
+    spec.prefix_groups = static_cast<std::uint32_t>(*v);
+  } else if (key == "prefix_len") {
+    auto v = whole(key, value, 1, max_generated_tokens);
+    if (!v) return fail(v.error());
+    spec.prefix_tokens = static_cast<std::uint32_t>(*v);
+  } else if (key == "prefix_zipf") {
+    auto v = real(key, value, 0, 100, true, "(0, 100]");
+    if (!v) return fail(v.error());
+    spec.prefix_zipf = *v;
+  } else if (key == "block") {
+    auto v = whole(key, value, 1, 1u << 16);
+    if (!v) return fail(v.error());
+    spec.block_size = static_cast<std::uint32_t>(*v);
+  } else {
+    return fail("gen spec: unknown key '" + std::string(key) + "' (known: " + std::string(known_keys) + ")");
+  }
+  return {};
+}
+
+// What no single key can check: the keys given together (`given`: ",key,key,...,").
+expected<void, std::string> check_keys_together(const generator_spec& spec, const std::string& given) {
+  const auto has = [&](const char* key) { return given.find("," + std::string(key) + ",") != std::string::npos; };
+  if (spec.concurrency) {
+    // A closed loop's pace is the server's: an arrival rate or a duration would contradict it.
+    for (const char* open_loop : {"rate", "burstiness", "duration"}) {
+      if (has(open_loop)) return unexpected{"gen spec: concurrency= is a closed loop; drop " + std::string(open_loop) + "="};
+    }
+    if (!spec.count) return unexpected{std::string("gen spec: concurrency= needs count= (requests in total)")};
+  }
+  if (!spec.duration_s && !spec.count) {
+    return unexpected{std::string("gen spec: give duration= (seconds) or count= (requests), or both")};
+  }
+  // Arrivals end at max_arrival_s whatever is asked (generator.hpp); a count that would take
+  // longer at this rate would be cut short, which a spec must say itself with duration=.
+  if (spec.count && !spec.duration_s && !spec.concurrency &&
+      static_cast<double>(*spec.count) / spec.rate > max_arrival_s) {
+    char takes[32];
+    std::snprintf(takes, sizeof takes, "%.3g", static_cast<double>(*spec.count) / spec.rate);
+    return unexpected{"gen spec: count=" + std::to_string(*spec.count) + " at rate=" + shortest(spec.rate) +
+                      " takes about " + takes + " s, beyond the 1e9 s a load may last; give a higher rate or duration="};
+  }
+  if (spec.prefix_groups > 0 && !has("prefix_len")) {
+    return unexpected{std::string("gen spec: prefix_groups needs prefix_len= (shared prefix tokens)")};
+  }
+  if (spec.prefix_groups == 0 && (has("prefix_len") || has("prefix_zipf"))) {
+    return unexpected{std::string("gen spec: prefix_len and prefix_zipf need prefix_groups=")};
+  }
+  return {};
+}
+
 }  // namespace
 
 expected<generator_spec, std::string> parse_generator_spec(std::string_view text) {
   if (text.starts_with("gen:")) text.remove_prefix(4);
   generator_spec spec;
-  bool prefix_len_given = false, prefix_zipf_given = false;
   std::string seen = ",";  // keys given so far, for duplicate detection
   if (text.empty()) return unexpected{std::string("gen spec is empty: give at least duration= or count=")};
 
@@ -71,89 +155,9 @@ expected<generator_spec, std::string> parse_generator_spec(std::string_view text
     }
     seen += std::string(key) + ",";
     if (value.empty()) return unexpected{problem(key, value, "has no value")};
-
-    auto fail = [](std::string message) { return unexpected<std::string>{std::move(message)}; };
-    if (key == "rate") {
-      auto v = real(key, value, 0, 1e9, true, "(0, 1e9] requests per second");
-      if (!v) return fail(v.error());
-      spec.rate = *v;
-    } else if (key == "concurrency") {
-      auto v = whole(key, value, 1, 1u << 20);
-      if (!v) return fail(v.error());
-      spec.concurrency = static_cast<std::uint32_t>(*v);
-    } else if (key == "burstiness") {
-      auto v = real(key, value, 0.01, 1000, false, "[0.01, 1000]");
-      if (!v) return fail(v.error());
-      spec.burstiness = *v;
-    } else if (key == "prompt" || key == "output") {
-      auto d = parse_length_dist(value);
-      if (!d) return fail("gen spec: " + std::string(key) + ": " + d.error());
-      (key == "prompt" ? spec.prompt : spec.output) = *d;
-    } else if (key == "duration") {
-      // No later than a request may arrive (load/request.hpp): simulated time stays exact.
-      auto v = real(key, value, 0, max_arrival_s, true, "(0, 1e9] seconds");
-      if (!v) return fail(v.error());
-      spec.duration_s = *v;
-    } else if (key == "count") {
-      auto v = whole(key, value, 1, std::uint64_t{1} << 53);
-      if (!v) return fail(v.error());
-      spec.count = *v;
-    } else if (key == "seed") {
-      auto v = whole(key, value, 0, std::numeric_limits<std::uint64_t>::max());
-      if (!v) return fail(v.error());
-      spec.seed = *v;
-    } else if (key == "prefix_groups") {
-      auto v = whole(key, value, 1, 1u << 24);
-      if (!v) return fail(v.error());
-      spec.prefix_groups = static_cast<std::uint32_t>(*v);
-    } else if (key == "prefix_len") {
-      auto v = whole(key, value, 1, max_generated_tokens);
-      if (!v) return fail(v.error());
-      spec.prefix_tokens = static_cast<std::uint32_t>(*v);
-      prefix_len_given = true;
-    } else if (key == "prefix_zipf") {
-      auto v = real(key, value, 0, 100, true, "(0, 100]");
-      if (!v) return fail(v.error());
-      spec.prefix_zipf = *v;
-      prefix_zipf_given = true;
-    } else if (key == "block") {
-      auto v = whole(key, value, 1, 1u << 16);
-      if (!v) return fail(v.error());
-      spec.block_size = static_cast<std::uint32_t>(*v);
-    } else {
-      return fail("gen spec: unknown key '" + std::string(key) + "' (known: " +
-                  std::string(known_keys) + ")");
-    }
+    if (auto set = set_field(spec, key, value); !set) return unexpected{set.error()};
   }
-
-  if (spec.concurrency) {
-    // A closed loop's pace is the server's: an arrival rate or a duration would contradict it.
-    for (const char* open_loop : {",rate,", ",burstiness,", ",duration,"}) {
-      if (seen.find(open_loop) != std::string::npos) {
-        return unexpected{"gen spec: concurrency= is a closed loop; drop " +
-                          std::string(open_loop).substr(1, std::strlen(open_loop) - 2) + "="};
-      }
-    }
-    if (!spec.count) return unexpected{std::string("gen spec: concurrency= needs count= (requests in total)")};
-  }
-  if (!spec.duration_s && !spec.count) {
-    return unexpected{std::string("gen spec: give duration= (seconds) or count= (requests), or both")};
-  }
-  // Arrivals end at max_arrival_s whatever is asked (generator.hpp); a count that would take
-  // longer at this rate would be cut short, which a spec must say itself with duration=.
-  if (spec.count && !spec.duration_s && !spec.concurrency &&
-      static_cast<double>(*spec.count) / spec.rate > max_arrival_s) {
-    char takes[32];
-    std::snprintf(takes, sizeof takes, "%.3g", static_cast<double>(*spec.count) / spec.rate);
-    return unexpected{"gen spec: count=" + std::to_string(*spec.count) + " at rate=" + shortest(spec.rate) +
-                      " takes about " + takes + " s, beyond the 1e9 s a load may last; give a higher rate or duration="};
-  }
-  if (spec.prefix_groups > 0 && !prefix_len_given) {
-    return unexpected{std::string("gen spec: prefix_groups needs prefix_len= (shared prefix tokens)")};
-  }
-  if (spec.prefix_groups == 0 && (prefix_len_given || prefix_zipf_given)) {
-    return unexpected{std::string("gen spec: prefix_len and prefix_zipf need prefix_groups=")};
-  }
+  if (auto together = check_keys_together(spec, seen); !together) return unexpected{together.error()};
   return spec;
 }
 

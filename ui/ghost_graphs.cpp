@@ -4,8 +4,15 @@
 
 namespace kvscope::ui {
 
-GhostGraphs::GhostGraphs(QCustomPlot* plot, std::size_t lines) {
+GhostGraphs::GhostGraphs(QCustomPlot* plot, std::size_t lines, bool halos) {
   for (std::size_t i = 0; i < lines; ++i) {
+    if (halos) {  // added first: drawn under its line
+      QCPGraph* h = plot->addGraph();
+      h->removeFromLegend();
+      h->setAdaptiveSampling(true);
+      h->setVisible(false);
+      halos_.push_back(h);
+    }
     QCPGraph* g = plot->addGraph();
     g->removeFromLegend();
     g->setAdaptiveSampling(true);
@@ -19,6 +26,17 @@ void GhostGraphs::setStyle(std::size_t line, const QColor& color, const QString&
   faded.setAlphaF(0.75);
   graphs_[line]->setPen(QPen(faded, width, Qt::DashLine));
   graphs_[line]->setName(name);
+  if (!halos_.empty()) {
+    QPen halo = halos_[line]->pen();
+    halo.setWidthF(width + 3);
+    halos_[line]->setPen(halo);
+  }
+}
+
+void GhostGraphs::setHaloColor(const QColor& background) {
+  QColor veil = background;
+  veil.setAlphaF(0.85f);
+  for (QCPGraph* h : halos_) h->setPen(QPen(veil, h->pen().widthF(), Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
 }
 
 void GhostGraphs::show(std::shared_ptr<const metrics_history> trace, const Value& value) {
@@ -32,6 +50,10 @@ void GhostGraphs::refresh(const Value& value) {
     if (trace_) {
       points.reserve(static_cast<qsizetype>(trace_->point_count()));
       trace_->for_each_point([&](const step_metrics& m) { points.push_back({m.sim_time_s, value(m, i)}); });
+    }
+    if (!halos_.empty()) {
+      halos_[i]->data()->set(points, true);
+      halos_[i]->setVisible(trace_ != nullptr);
     }
     graphs_[i]->data()->set(points, true);
     graphs_[i]->setVisible(trace_ != nullptr);

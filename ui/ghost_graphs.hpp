@@ -21,10 +21,13 @@ class GhostGraphs {
   // y of line `i` at a step.
   using Value = std::function<double(const step_metrics& m, std::size_t line)>;
 
-  // Adds `lines` graphs to `plot`, empty and out of its legend.
-  GhostGraphs(QCustomPlot* plot, std::size_t lines);
+  // Adds `lines` graphs to `plot`, empty and out of its legend; with `halos`, each drawn over a
+  // wider line of the background colour, so it reads over filled areas of any colour.
+  GhostGraphs(QCustomPlot* plot, std::size_t lines, bool halos = false);
   // Line i's colour (faded here) and name.
   void setStyle(std::size_t line, const QColor& color, const QString& name, double width = 1.5);
+  // The halos' colour: the plot's background (no effect without halos).
+  void setHaloColor(const QColor& background);
   // Draws every line from `trace`'s points (null clears); the caller replots.
   void show(std::shared_ptr<const metrics_history> trace, const Value& value);
   // Refills from the trace shown (after a unit change, say).
@@ -36,9 +39,12 @@ class GhostGraphs {
   void addLegendEntry(QVector<ColorLegend::Entry>& entries, std::size_t line, const QString& text,
                       const QString& toolTip) const;
   QCPGraph* graph(std::size_t line) const { return graphs_[line]; }
+  // Line i's halo, or null without halos.
+  QCPGraph* halo(std::size_t line) const { return halos_.empty() ? nullptr : halos_[line]; }
 
  private:
   std::vector<QCPGraph*> graphs_;
+  std::vector<QCPGraph*> halos_;  // one under each line, or none
   std::shared_ptr<const metrics_history> trace_;
 };
 

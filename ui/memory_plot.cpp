@@ -83,7 +83,8 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   plot_->legend->clearItems();
   for (QCPGraph* g : layers_) g->addToLegend();
   cached_->addToLegend();
-  ghost_ = std::make_unique<GhostGraphs>(plot_, layers_.size());
+  // Halos: the what-if's dashed lines run along the stacked areas' edges, where they were lost.
+  ghost_ = std::make_unique<GhostGraphs>(plot_, layers_.size(), true);
   // Antialiased fills of five big polygons were most of a redraw's cost; stacked areas of
   // opaque colour look the same without.
   plot_->setNotAntialiasedElements(QCP::aeFills | QCP::aePlottables);
@@ -170,8 +171,9 @@ void MemoryPlot::setTheme(const Theme& t) {
                      false, {}});
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     // Darker than the fills they cross, so the outline shows over its own level's area.
-    ghost_->setStyle(i, mix(i < 4 ? t.level[i] : t.scales, t.text, 0.45), tr("what-if %1").arg(layers_[i]->name()));
+    ghost_->setStyle(i, mix(i < 4 ? t.level[i] : t.scales, t.text, 0.45), tr("what-if %1").arg(layers_[i]->name()), 2);
   }
+  ghost_->setHaloColor(t.base);
   ghost_->addLegendEntry(entries, 0, tr("what-if"),
                          tr("Dashed: the same stack for the whole load run again with the what-if config"));
   legend_->setEntries(entries);

@@ -51,6 +51,7 @@ class MemoryPlot : public QWidget {
   // A what-if run's stacked levels as dashed outlines over the whole run (null removes them).
   void setGhost(std::shared_ptr<const metrics_history> trace);
   std::size_t ghostPoints() const;
+  const GhostGraphs& ghost() const { return *ghost_; }
 
  public Q_SLOTS:
   void appendMetrics(const kvscope::ui::MetricsPtr& metrics);

@@ -23,7 +23,9 @@
 #include "main_window.hpp"
 #include "memory_plot.hpp"
 #include "family_box.hpp"
+#include "ghost_graphs.hpp"
 #include "policy_panel.hpp"
+#include "qcustomplot_include.hpp"
 #include "pressure_plot.hpp"
 #include "process.hpp"
 #include "run/run_service.hpp"
@@ -189,6 +191,25 @@ TEST(WhatIf, OnTheDemoTheGhostFollowsAChange) {
   std::printf("demo: what-if ghost shown %lld ms after the change (250 ms debounce included)\n",
               static_cast<long long>(window->whatIf()->lastLatencyMs()));
   EXPECT_GT(window->memoryPlot()->ghostPoints(), 1000u);  // the whole run: about 2,900 steps
+  // Each dashed line of the memory plot runs over a wider halo of the background, drawn under it,
+  // so it reads where it follows the edge of a filled area.
+  QCustomPlot* memory = window->memoryPlot()->customPlot();
+  const auto indexOf = [&](const QCPAbstractPlottable* p) {
+    for (int i = 0; i < memory->plottableCount(); ++i) {
+      if (memory->plottable(i) == p) return i;
+    }
+    return -1;
+  };
+  for (std::size_t line = 0; line < 5; ++line) {
+    const QCPGraph* dashed = window->memoryPlot()->ghost().graph(line);
+    const QCPGraph* halo = window->memoryPlot()->ghost().halo(line);
+    ASSERT_NE(halo, nullptr);
+    EXPECT_TRUE(halo->visible());
+    EXPECT_EQ(halo->dataCount(), dashed->dataCount());
+    EXPECT_LT(indexOf(halo), indexOf(dashed)) << "under its line";
+    EXPECT_GT(halo->pen().widthF(), dashed->pen().widthF() + 2);
+    EXPECT_EQ(halo->pen().color().rgb(), memory->axisRect()->backgroundBrush().color().rgb());
+  }
 }
 
 double shareIn(const std::string& path) {

@@ -216,9 +216,11 @@ void add_bench_paged_command(CLI::App& bench, int& exit_code) {
   cmd->add_option("--precision", opt->precision_tag, "Tier of every block: fp16, q8, fp8 or q4")
       ->check(CLI::IsMember({"fp16", "q8", "fp8", "q4"}));
   cmd->add_option("--q4-format", opt->q4_format,
-                  "q4o: the q4 blocks stored as q4o, outlier key channels apart at int8 (with --precision q4)")
+                  "q4o: the q4 blocks stored as q4o, outlier key channels apart at int8 "
+                  "(with --precision q4)")
       ->check(CLI::IsMember({"q4", "q4o"}));
-  cmd->add_option("--q4o-channels", opt->q4o_channels, "Key channels q4o keeps at int8 per block, layer and head")
+  cmd->add_option("--q4o-channels", opt->q4o_channels,
+                  "Key channels q4o keeps at int8 per block, layer and head")
       ->check(CLI::Range(0u, q4o_max_channels));
   cmd->add_option("--repeat", opt->repeats, "Passes of each measurement; the fastest counts")
       ->check(CLI::Range(1, 100));

@@ -113,8 +113,9 @@ expected<engine_setup, std::string> resolve_setup(const engine_options& o) {
   }
   if (auto reason = check_values(o)) return unexpected{*reason};
   if (o.q4_storage == q4_format::q4o && s.model.head_dim > q4o_max_head_dim) {
-    return unexpected{"q4_format: q4o stores keys of head_dim up to " + std::to_string(q4o_max_head_dim) +
-                      " (one-byte channel indices); " + s.model.name + " has " + std::to_string(s.model.head_dim)};
+    return unexpected{"q4_format: q4o stores keys of head_dim up to " +
+                      std::to_string(q4o_max_head_dim) + " (one-byte channel indices); " +
+                      s.model.name + " has " + std::to_string(s.model.head_dim)};
   }
   if (auto reason = paged_cache::validate(cache_config(s))) return unexpected{*reason};
   return s;

@@ -19,7 +19,8 @@ paged_cache::paged_cache(const paged_cache_config& config)
   if (p.q4_storage == q4_format::q4o && p.q4o_channels > 0) {
     q4o_.on = true;
     q4o_.tile = {p.block_size, p.shape.head_dim, p.q4o_channels};
-    q4o_.side_offset = block_layout(precision::q4, std::uint64_t{p.block_size} * shape().values_per_token()).scale_bytes;
+    const std::uint64_t values = std::uint64_t{p.block_size} * shape().values_per_token();
+    q4o_.side_offset = block_layout(precision::q4, values).scale_bytes;
     q4o_.record_bytes = q4o_side_bytes(p.block_size, p.q4o_channels);
   }
 }

@@ -218,8 +218,10 @@ class paged_cache {
   };
   bool is_q4o(precision tier) const noexcept { return q4o_.on && tier == precision::q4; }
   // The side record of tile (layer, head) of the block whose scales start at `scales`.
-  std::uint8_t* side_record(fp16_bits* scales, std::uint32_t layer, std::uint32_t head) const noexcept;
-  const std::uint8_t* side_record(const fp16_bits* scales, std::uint32_t layer, std::uint32_t head) const noexcept;
+  std::uint8_t* side_record(fp16_bits* scales, std::uint32_t layer,
+                            std::uint32_t head) const noexcept;
+  const std::uint8_t* side_record(const fp16_bits* scales, std::uint32_t layer,
+                                  std::uint32_t head) const noexcept;
   // Writes one token's keys into a q4o block holding `written` tokens (see store_kv).
   void store_q4o_key(const block_data& d, std::uint32_t token, std::uint32_t layer,
                      std::uint32_t written, std::span<const float> k) const;

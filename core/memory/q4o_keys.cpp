@@ -64,7 +64,8 @@ void paged_cache::store_q4o_key(const block_data& d, std::uint32_t token, std::u
 void paged_cache::restore_q4o_keys(const fp16_bits* scales, std::uint32_t token, std::uint32_t layer,
                                    float* k) const noexcept {
   for (std::uint32_t h = 0; h < shape().kv_heads; ++h) {
-    restore_q4o_outliers(q4o_.tile, side_record(scales, layer, h), token, k + std::size_t{h} * q4o_.tile.head_dim);
+    restore_q4o_outliers(q4o_.tile, side_record(scales, layer, h), token,
+                         k + std::size_t{h} * q4o_.tile.head_dim);
   }
 }
 

@@ -125,7 +125,9 @@ const std::vector<option_spec>& table() {
        "docs/quantization.md)",
        in_simulate | in_session, false, q4_format_names,
        [](const engine_options& o) -> option_value { return std::string(tag(o.q4_storage)); },
-       [](engine_options& o, const option_value& v) { o.q4_storage = *parse_q4_format(std::get<std::string>(v)); },
+       [](engine_options& o, const option_value& v) {
+         o.q4_storage = *parse_q4_format(std::get<std::string>(v));
+       },
        nullptr, false, nullptr, true},
       {"q4o-channels", "q4o_channels", option_kind::count, "channels", 0, q4o_max_channels, 1,
        "q4o: key channels kept at int8 per block, layer and kv head (0 stores what q4 stores)",

@@ -3,6 +3,7 @@
 // everything of the other levels, are stored as before.
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <vector>
 
 #include "memory/paged_cache.hpp"
@@ -31,21 +32,24 @@ const std::uint8_t* paged_cache::side_record(const fp16_bits* scales, std::uint3
 
 void paged_cache::store_q4o_key(const block_data& d, std::uint32_t token, std::uint32_t layer,
                                 std::uint32_t written, std::span<const float> k) const {
-  const q4o_tile& tile = q4o_.tile;
-  const std::size_t hd = tile.head_dim;
+  const std::size_t hd = q4o_.tile.head_dim;
+  const std::size_t channels = q4o_.tile.channels;
   const std::size_t stride = tile_row_stride(shape());
-  const std::size_t kept = std::max<std::size_t>(written, std::size_t{token} + 1);
+  // Only the rows written so far: the rows after them hold nothing yet, and a pick or a q4 group
+  // over them would only see what they are not.
+  const q4o_tile tile{std::max<std::size_t>(written, std::size_t{token} + 1), hd, channels};
   // Per thread: store_kv runs on several at once, each on its own blocks.
   thread_local std::vector<fp16_bits> rows;
   thread_local std::vector<float> row;
-  // Rows past `kept` hold nothing yet: zeros, which no channel pick and no q4 group notices.
-  rows.assign(tile.rows * hd, 0);
+  thread_local std::vector<std::uint8_t> side;  // the tile's record, `tile.rows` codes a channel
+  rows.resize(tile.rows * hd);
   row.resize(hd);
+  side.resize(q4o_side_bytes(tile.rows, channels));
   const dequantize_fn q4 = kernels_.dequantize[ordinal(precision::q4)];
   for (std::uint32_t h = 0; h < shape().kv_heads; ++h) {
     const std::size_t base = token_offset(0, layer) + std::size_t{h} * hd;
-    std::uint8_t* side = side_record(d.scales, layer, h);
-    for (std::size_t r = 0; r < kept; ++r) {
+    std::uint8_t* record = side_record(d.scales, layer, h);
+    for (std::size_t r = 0; r < tile.rows; ++r) {
       fp16_bits* out = rows.data() + r * hd;
       if (r == token) {
         kernels_.f32_to_fp16(k.data() + std::size_t{h} * hd, out, hd);
@@ -53,11 +57,19 @@ void paged_cache::store_q4o_key(const block_data& d, std::uint32_t token, std::u
       }
       const std::size_t at = base + r * stride;
       q4(d.payload + at / 2, d.scales + at / 16, hd / group_size, row.data());
-      restore_q4o_outliers(tile, side, r, row.data());
+      restore_q4o_outliers(q4o_.tile, record, r, row.data());
       kernels_.f32_to_fp16(row.data(), out, hd);
     }
-    best_q4o_kernels().quantize(tile, rows.data(), hd, d.payload + base / 2, d.scales + base / 16, stride,
-                                side);
+    best_q4o_kernels().quantize(tile, rows.data(), hd, d.payload + base / 2, d.scales + base / 16,
+                                stride, side.data());
+    // Into the block's record, whose codes are block_size a channel; unwritten rows' are zero.
+    const std::size_t head = channels * (sizeof(fp16_bits) + 1);
+    std::memcpy(record, side.data(), head);
+    for (std::size_t j = 0; j < channels; ++j) {
+      std::uint8_t* codes = record + head + j * q4o_.tile.rows;
+      std::memcpy(codes, side.data() + head + j * tile.rows, tile.rows);
+      std::memset(codes + tile.rows, 0, q4o_.tile.rows - tile.rows);
+    }
   }
 }
 

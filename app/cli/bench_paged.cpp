@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "memory/paged_cache.hpp"
 #include "memory/synthetic_kv.hpp"
+#include "quant/q4o.hpp"
 #include "quant/tier_layout.hpp"
 
 namespace kvscope::cli {
@@ -29,8 +30,16 @@ struct paged_options {
   std::uint32_t head_dim = 64;
   std::uint32_t block_size = 16;
   std::string precision_tag = "fp16";
+  std::string q4_format = "q4";  // q4o: the q4 blocks stored as q4o (memory/paged_cache.hpp)
+  std::uint32_t q4o_channels = q4o_default_channels;
   int repeats = 3;
 };
+
+// Side-table bytes of one block beside its scales: q4o's records for q4 blocks, else none.
+std::uint64_t side_bytes_of(const paged_options& opt, precision tier) {
+  if (tier != precision::q4 || opt.q4_format != "q4o") return 0;
+  return q4o_block_side_bytes(std::size_t{opt.layers} * opt.kv_heads, opt.block_size, opt.q4o_channels);
+}
 
 // Just enough budget for every block at `tier`, scales included.
 std::uint64_t budget_for(const paged_options& opt, precision tier, const model_shape& shape) {
@@ -38,7 +47,8 @@ std::uint64_t budget_for(const paged_options& opt, precision tier, const model_s
   const std::uint64_t blocks =
       std::uint64_t{opt.seqs} * ((opt.tokens + opt.block_size - 1) / opt.block_size);
   const std::uint64_t frames = (blocks + slots_per_frame(tier) - 1) / slots_per_frame(tier);
-  const tier_layout layout = block_layout(tier, std::uint64_t{opt.block_size} * shape.values_per_token());
+  const tier_layout layout =
+      block_layout(tier, std::uint64_t{opt.block_size} * shape.values_per_token(), side_bytes_of(opt, tier));
   const std::uint64_t scale_frames = (blocks * layout.scale_bytes + frame - 1) / frame;
   return (frames + scale_frames) * frame;
 }
@@ -93,9 +103,11 @@ void for_each_slot(const std::vector<sequence_id>& ids, const paged_options& opt
 // beat it, so a read_slot_ns close to it is bound by memory bandwidth, not by the cache's code.
 double read_floor_ns(const paged_options& opt, precision tier, std::size_t head_values, double slot_count) {
   const std::size_t groups_per_slot = 2 * head_values / group_size;
-  const std::size_t bytes_per_slot =
-      groups_per_slot * (payload_bytes_per_group(tier) + scale_bytes_per_group(tier));
-  std::vector<std::uint64_t> stream(static_cast<std::size_t>(slot_count) * bytes_per_slot / 8, 1);
+  // A slot's share of its block's side records too (q4o), as a read of every slot reads them all.
+  const double bytes_per_slot =
+      static_cast<double>(groups_per_slot * (payload_bytes_per_group(tier) + scale_bytes_per_group(tier))) +
+      static_cast<double>(side_bytes_of(opt, tier)) / (static_cast<double>(opt.block_size) * opt.layers);
+  std::vector<std::uint64_t> stream(static_cast<std::size_t>(slot_count * bytes_per_slot / 8), 1);
   volatile std::uint64_t sink = 0;  // the loads' result goes somewhere, so they stay
   return best_of_ns(opt.repeats, [&] {
     std::uint64_t a = 0, b = 0, c = 0, d = 0;
@@ -134,8 +146,16 @@ double read_back_error(paged_cache& cache, const std::vector<sequence_id>& ids, 
 int run_paged(const paged_options& opt) {
   const precision tier = *parse_precision(opt.precision_tag);  // CLI11 checked it
   const model_shape shape{opt.layers, opt.kv_heads, opt.head_dim};
+  if (opt.q4_format == "q4o" && tier != precision::q4) {
+    print_error("bench paged: --q4-format q4o stores q4 blocks: give --precision q4");
+    return exit_bad_input;
+  }
   paged_cache_config config;
   config.pool = {shape, opt.block_size, budget_for(opt, tier, shape), payload_mode::data, true};
+  if (opt.q4_format == "q4o") {
+    config.pool.q4_storage = q4_format::q4o;
+    config.pool.q4o_channels = opt.q4o_channels;
+  }
   if (auto why = paged_cache::validate(config)) {
     print_error("bench paged: " + *why);
     return exit_bad_input;
@@ -195,6 +215,13 @@ void add_bench_paged_command(CLI::App& bench, int& exit_code) {
   cmd->add_option("--block-size", opt->block_size, "Tokens per block")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--precision", opt->precision_tag, "Tier of every block: fp16, q8, fp8 or q4")
       ->check(CLI::IsMember({"fp16", "q8", "fp8", "q4"}));
+  cmd->add_option("--q4-format", opt->q4_format,
+                  "q4o: the q4 blocks stored as q4o, outlier key channels apart at int8 "
+                  "(with --precision q4)")
+      ->check(CLI::IsMember({"q4", "q4o"}));
+  cmd->add_option("--q4o-channels", opt->q4o_channels,
+                  "Key channels q4o keeps at int8 per block, layer and head")
+      ->check(CLI::Range(0u, q4o_max_channels));
   cmd->add_option("--repeat", opt->repeats, "Passes of each measurement; the fastest counts")
       ->check(CLI::Range(1, 100));
   cmd->callback([opt, &exit_code] { exit_code = run_paged(*opt); });

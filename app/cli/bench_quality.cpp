@@ -54,11 +54,9 @@ int run_format_table(const bench_quality_options& o, const model_shape& shape) {
     const bool q4o = f.format == q4_format::q4o;
     std::printf("%-6s  %10.4f  %.6e", q4o ? "q4o" : std::string(tag(f.level)).c_str(),
                 bits_per_value(f, shape, block_size), pooled.relative());
-    if (q4o && f.q4o_channels == q4o_default_channels) {
+    if (q4o) {
       std::printf("  %.6e  (%u key channels at int8 per block, layer and kv head)\n",
-                  q4o_attention_error_factor, f.q4o_channels);
-    } else if (q4o) {
-      std::printf("  -             (%u key channels at int8 per block, layer and kv head)\n", f.q4o_channels);
+                  q4o_attention_error_factors[f.q4o_channels], f.q4o_channels);
     } else {
       std::printf("  %.6e\n", attention_error_factors[ordinal(f.level)]);
     }

@@ -28,7 +28,8 @@ engine::engine(engine_setup setup, std::unique_ptr<request_source> load)
       shape_(shape_of(setup_.model)),
       pricing_(setup_, shape_.fp16_bytes_per_token()),
       load_(std::move(load)),
-      policy_(setup_.options.policy) {
+      policy_(setup_.options.policy),
+      error_factors_(attention_error_factors_for(setup_.options.q4_storage, setup_.options.q4o_channels)) {
   const engine_options& o = setup_.options;
   outcomes_.set_slo(setup_.slo);
   cache_ = std::make_unique<paged_cache>(cache_config(setup_));
@@ -76,11 +77,11 @@ double referenced_share(const pool_usage& usage) noexcept {
 }
 
 // Expected attention error: the share of attended token-reads at each level times its factor.
-double exposure(const pool_usage& usage) noexcept {
+double exposure(const pool_usage& usage, const std::array<double, 4>& factors) noexcept {
   double weighted = 0, reads = 0;
   for (int l = 0; l < 4; ++l) {
     const auto r = static_cast<double>(usage.tiers[l].references);
-    weighted += r * attention_error_factors[l];
+    weighted += r * factors[l];
     reads += r;
   }
   return reads > 0 ? weighted / reads : 0;
@@ -276,7 +277,7 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   m.attention_rel_l2 = last_attention_error_;
   m.step_seconds = step_seconds;
   for (int l = 0; l < 4; ++l) m.kv_bytes_read[l] = work.kv_bytes_read_by_level[l];
-  m.attention_error_exposure = exposure(usage);
+  m.attention_error_exposure = exposure(usage, error_factors_);
   last_ = m;
   std::uint64_t attended = 0;
   for (const auto& tier : usage.tiers) attended += tier.references;

@@ -157,6 +157,8 @@ class engine {
   std::unique_ptr<block_manager> kv_;
   std::unique_ptr<scheduler> sched_;
   policy_controller policy_;
+  // Each level's attention error factor (memory/error_factors.hpp), q4's as the q4 level stores.
+  std::array<double, 4> error_factors_;
   synthetic_kv data_;
   request_outcomes outcomes_;
   // What multi-step scheduling holds back: tokens per request handle (and the handles holding

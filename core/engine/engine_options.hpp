@@ -9,6 +9,7 @@
 
 #include "memory/payload_mode.hpp"
 #include "policy/policy_config.hpp"
+#include "quant/q4o.hpp"
 #include "sched/scheduler.hpp"
 
 namespace kvscope {
@@ -50,6 +51,11 @@ struct engine_options {
   std::uint32_t migration_batch = 64;  // cold blocks re-quantized per step at most
   std::uint32_t max_tokens = 0;        // sliding window per sequence; 0 = off
   payload_mode payload = payload_mode::accounting;
+  // How the q4 level stores its blocks (quant/q4o.hpp): q4, or q4o with `q4o_channels` key
+  // channels per block, layer and kv head apart at int8. A storage detail of q4, not a level:
+  // the policy and its files still know four levels.
+  q4_format q4_storage = q4_format::q4;
+  std::uint32_t q4o_channels = q4o_default_channels;
   bool prefix_caching = true;
   scheduler_config scheduler;
   step_time_model timing;

@@ -128,6 +128,11 @@ expected<engine_setup, std::string> resolve_setup(const engine_options& o, const
     s.slo = *slo;
   }
   if (auto reason = check_values(o)) return unexpected{*reason};
+  if (o.q4_storage == q4_format::q4o && s.model.head_dim > q4o_max_head_dim) {
+    return unexpected{"q4_format: q4o stores keys of head_dim up to " +
+                      std::to_string(q4o_max_head_dim) + " (one-byte channel indices); " +
+                      s.model.name + " has " + std::to_string(s.model.head_dim)};
+  }
   if (auto reason = paged_cache::validate(cache_config(s))) return unexpected{*reason};
   return s;
 }
@@ -144,6 +149,8 @@ paged_cache_config cache_config(const engine_setup& s) {
   c.pool.block_size = s.options.block_size;
   c.pool.budget_bytes = s.budget_bytes;
   c.pool.mode = s.options.payload;
+  c.pool.q4_storage = s.options.q4_storage;
+  c.pool.q4o_channels = s.options.q4o_channels;
   c.tail_tokens = s.options.tail_tokens;
   c.max_tokens = s.options.max_tokens;
   return c;

@@ -220,7 +220,7 @@ std::string session_to_json(const run_description& s) {
   auto& options = j["options"];
   options = json::object();
   for (const auto& spec : option_table()) {
-    if (!(spec.places & in_session)) continue;
+    if (!(spec.places & in_session) || !option_recorded(spec, s.options)) continue;
     std::visit([&](const auto& v) { options[std::string(spec.key)] = v; }, spec.get(s.options));
   }
   options["policy"] = policy_json(s.options.policy);

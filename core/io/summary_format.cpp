@@ -75,6 +75,12 @@ std::string summary_json(const run_summary& s, const calibration* c) {
         metric.get(s));
   }
   if (c) j["calibrated_range"] = calibrated_range_json(s, *c);
+  if (!s.q4_format.empty()) {  // only then: a default run's summary is as before
+    j["q4_storage"] = {{"format", s.q4_format},
+                       {"q4o_channels", s.q4o_channels},
+                       {"block_payload_bytes", s.q4_block_payload_bytes},
+                       {"block_side_bytes", s.q4_block_side_bytes}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -150,6 +156,12 @@ std::string summary_text(const run_summary& s, const calibration* c) {
         format_byte_size(s.peak_bytes_per_level[ordinal(p)]).c_str());
   }
   add("scales %s\n", format_byte_size(s.peak_scale_bytes).c_str());
+  if (!s.q4_format.empty()) {
+    add("q4 storage      %s, %u key channels a layer and kv head at int8: a q4 block is %s of codes + %s of "
+        "scales and outlier records (counted with the scales)\n",
+        s.q4_format.c_str(), s.q4o_channels, format_byte_size(s.q4_block_payload_bytes).c_str(),
+        format_byte_size(s.q4_block_side_bytes).c_str());
+  }
   if (s.gpu.empty()) {
     add("timing          linear step-time model (no GPU given: latencies are not a GPU's)\n");
   } else {

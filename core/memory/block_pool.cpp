@@ -28,6 +28,11 @@ std::optional<std::string> block_pool::validate(const block_pool_config& c) {
   const std::uint64_t frame = c.shape.frame_bytes(c.block_size);
   if (c.budget_bytes < frame) return "budget is smaller than one frame (one fp16 block)";
   if (c.budget_bytes / frame > max_frames) return "budget holds more than 2^29 frames";
+  if (c.q4_storage == q4_format::q4o && !valid_q4o_tile({c.block_size, c.shape.head_dim, c.q4o_channels})) {
+    return "q4o stores head_dim up to " + std::to_string(q4o_max_head_dim) + " and up to " +
+           std::to_string(q4o_max_channels) + " key channels, got head_dim " +
+           std::to_string(c.shape.head_dim) + " and " + std::to_string(c.q4o_channels);
+  }
   return std::nullopt;
 }
 
@@ -35,8 +40,13 @@ block_pool::block_pool(const block_pool_config& config) : config_(config) {
   if (auto why = validate(config)) throw std::invalid_argument(*why);
   const std::uint64_t values = std::uint64_t{config.block_size} * config.shape.values_per_token();
   frame_bytes_ = values * 2;
+  const std::uint64_t q4o_side =
+      config.q4_storage == q4_format::q4o
+          ? q4o_block_side_bytes(config.shape.layers * std::size_t{config.shape.kv_heads}, config.block_size,
+                                 config.q4o_channels)
+          : 0;
   for (precision p : all_precisions) {
-    layouts_[ordinal(p)] = block_layout(p, values);
+    layouts_[ordinal(p)] = block_layout(p, values, p == precision::q4 ? q4o_side : 0);
     slot_bytes_[ordinal(p)] = layouts_[ordinal(p)].payload_bytes;
   }
   const auto frames = static_cast<std::uint32_t>(config.budget_bytes / frame_bytes_);

@@ -17,6 +17,7 @@
 #include "memory/model_shape.hpp"
 #include "memory/payload_mode.hpp"
 #include "quant/fp16.hpp"
+#include "quant/q4o.hpp"
 #include "quant/tier_layout.hpp"
 #include "util/expected.hpp"
 
@@ -28,6 +29,10 @@ struct block_pool_config {
   std::uint64_t budget_bytes = 0;
   payload_mode mode = payload_mode::data;
   bool prefault = false;  // data mode: write the payload arena once now (benchmarks)
+  // How q4 blocks are stored (quant/q4o.hpp). q4o adds each block's side records, one per layer
+  // and kv head, to the side table: counted against the budget as its scales are.
+  q4_format q4_storage = q4_format::q4;
+  std::uint32_t q4o_channels = q4o_default_channels;
 };
 
 struct tier_usage {
@@ -87,7 +92,7 @@ class block_pool {
   explicit block_pool(const block_pool_config& config);
 
   // Why a config cannot make a pool (zero sizes, head_dim not a multiple of 32, budget under one
-  // frame, frames over 2^29), or nullopt when it can.
+  // frame, frames over 2^29, q4o beyond its limits), or nullopt when it can.
   static std::optional<std::string> validate(const block_pool_config& config);
 
   block_pool(const block_pool&) = delete;

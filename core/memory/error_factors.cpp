@@ -7,6 +7,13 @@
 
 namespace kvscope {
 
+std::array<double, 4> attention_error_factors_for(q4_format format, std::uint32_t channels) noexcept {
+  assert(channels <= q4o_max_channels);
+  std::array<double, 4> factors = attention_error_factors;
+  if (format == q4_format::q4o) factors[ordinal(precision::q4)] = q4o_attention_error_factors[channels];
+  return factors;
+}
+
 std::array<double, 4> measure_attention_error_factors(const model_shape& shape,
                                                       std::uint32_t context_tokens,
                                                       std::uint32_t sequences, std::uint64_t seed) {

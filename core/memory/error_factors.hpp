@@ -9,6 +9,7 @@
 #include <array>
 
 #include "quant/level.hpp"
+#include "quant/q4o.hpp"
 
 namespace kvscope {
 
@@ -16,11 +17,20 @@ namespace kvscope {
 inline constexpr std::array<double, 4> attention_error_factors = {8.4251e-04, 3.9861e-02, 6.0021e-02,
                                                                    3.8375e-01};
 
-// q4o, the outlier-aware format of the q4 level (quant/q4o.hpp, 4 key channels at int8; 5.30
-// bits a value at this shape's head_dim 64), on the same calibration, measured on the kernels by
-// `kvscope-cli bench quality --q4-format q4o`. The cache does not store q4o yet, so no exposure
-// weighs by it yet.
-inline constexpr double q4o_attention_error_factor = 9.1676e-02;
+// q4o, the outlier-aware format of the q4 level (quant/q4o.hpp), by its key channels k kept at
+// int8 per block, layer and kv head (0..16; 5.30 bits a value at this shape's head_dim 64 with
+// the default 4), on the same calibration, measured on the kernels by `kvscope-cli bench quality
+// --q4-format q4o --q4o-channels k`. k = 0 stores what q4 stores: q4's factor.
+inline constexpr std::array<double, q4o_max_channels + 1> q4o_attention_error_factors = {
+    3.8375e-01, 3.0088e-01, 2.1652e-01, 1.6796e-01, 9.1676e-02, 9.1396e-02,
+    9.1031e-02, 9.0257e-02, 9.0063e-02, 9.0262e-02, 8.9616e-02, 8.8842e-02,
+    8.8858e-02, 8.8627e-02, 8.8016e-02, 8.7852e-02, 8.9609e-02};
+inline constexpr double q4o_attention_error_factor = q4o_attention_error_factors[q4o_default_channels];
+
+// The factors a run's attention_error_exposure weighs the levels by: the four above, q4's
+// replaced by q4o's with `channels` when the q4 level stores q4o.
+// Precondition: channels <= q4o_max_channels.
+std::array<double, 4> attention_error_factors_for(q4_format format, std::uint32_t channels) noexcept;
 
 }  // namespace kvscope
 

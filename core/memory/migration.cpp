@@ -141,6 +141,8 @@ void paged_cache::requantize(std::span<const block_id> blocks, std::span<const p
         k.quantize[ordinal(to)](input, n, payload + g * payload_bytes_per_group(to),
                                 scales + g * scale_halves_per_group(to));
       }
+      // q4o: the keys again, tile by tile, over the q4 the loop wrote for them.
+      if (is_q4o(to)) quantize_q4o_keys(src, payload, scales);
     }
   });
   parallel_for_each_index(std::size_t{0}, blocks.size(), [&](std::size_t i) {

@@ -15,6 +15,14 @@ paged_cache::paged_cache(const paged_cache_config& config)
     : config_(config), pool_(config.pool), kernels_(best_kernels()) {
   half_scratch_.resize(shape().head_values());
   if (std::has_single_bit(block_size())) block_shift_ = std::countr_zero(block_size());
+  const block_pool_config& p = config.pool;
+  if (p.q4_storage == q4_format::q4o && p.q4o_channels > 0) {
+    q4o_.on = true;
+    q4o_.tile = {p.block_size, p.shape.head_dim, p.q4o_channels};
+    const std::uint64_t values = std::uint64_t{p.block_size} * shape().values_per_token();
+    q4o_.side_offset = block_layout(precision::q4, values).scale_bytes;
+    q4o_.record_bytes = q4o_side_bytes(p.block_size, p.q4o_channels);
+  }
 }
 
 sequence_id paged_cache::create_sequence() {
@@ -168,6 +176,18 @@ std::size_t paged_cache::token_offset(std::uint32_t token, std::uint32_t layer) 
   return (std::size_t{token} * shape().layers + layer) * 2 * shape().head_values();
 }
 
+void paged_cache::store_token(const block_data& d, std::uint32_t token, std::uint32_t layer,
+                              std::uint32_t written, std::span<const float> k, std::span<const float> v,
+                              fp16_bits* scratch) const {
+  const std::size_t offset = token_offset(token, layer);
+  if (is_q4o(d.tier)) {
+    store_q4o_key(d, token, layer, written, k);
+  } else {
+    store(d, offset, k, scratch);
+  }
+  store(d, offset + shape().head_values(), v, scratch);  // values are plain q4 in q4o too
+}
+
 void paged_cache::store(const block_data& d, std::size_t offset, std::span<const float> values,
                         fp16_bits* scratch) const {
   if (d.tier == precision::fp16) {
@@ -203,10 +223,9 @@ expected<void, cache_error> paged_cache::write(sequence_id seq, std::uint32_t la
     return unexpected{cache_error::position_out_of_range};
   }
   if (config_.pool.mode == payload_mode::data) {
-    const block_data d = pool_.data(s->table[block - s->first_block]);
-    const std::size_t offset = token_offset(pos - block * block_size(), layer);
-    store(d, offset, k, half_scratch_.data());
-    store(d, offset + head_values, v, half_scratch_.data());
+    const block_id id = s->table[block - s->first_block];
+    store_token(pool_.data(id), pos - block * block_size(), layer, pool_.fill(id), k, v,
+                half_scratch_.data());
   }
   if (pos >= s->length) {
     grow_length(*s, pos + 1);
@@ -231,10 +250,8 @@ expected<void, cache_error> paged_cache::store_kv(sequence_id seq, std::uint32_t
       block - s->first_block >= s->table.size()) {
     return unexpected{cache_error::position_out_of_range};
   }
-  const block_data d = pool_.data(s->table[block - s->first_block]);
-  const std::size_t offset = token_offset(pos - block * block_size(), layer);
-  store(d, offset, k, scratch.data());
-  store(d, offset + head_values, v, scratch.data());
+  const block_id id = s->table[block - s->first_block];
+  store_token(pool_.data(id), pos - block * block_size(), layer, pool_.fill(id), k, v, scratch.data());
   return {};
 }
 
@@ -262,13 +279,14 @@ expected<void, cache_error> paged_cache::read(sequence_id seq, std::uint32_t lay
                groups, k.data());
   r.dequantize(r.payload + (first + groups) * r.payload_bytes_per_group,
                r.scales + (first + groups) * r.scale_halves_per_group, groups, v.data());
+  if (r.q4o) restore_q4o_keys(r.scales, pos - block * block_size(), layer, k.data());
   return {};
 }
 
 void paged_cache::resolve_for_read(block_id id) {
   const block_data d = pool_.data(id);
   last_read_ = {id, pool_.layout_version(), d.payload, d.scales, kernels_.dequantize[ordinal(d.tier)],
-                payload_bytes_per_group(d.tier), scale_halves_per_group(d.tier)};
+                payload_bytes_per_group(d.tier), scale_halves_per_group(d.tier), is_q4o(d.tier)};
 }
 
 expected<std::uint32_t, cache_error> paged_cache::read_block(sequence_id seq, std::uint32_t index,
@@ -292,6 +310,7 @@ expected<std::uint32_t, cache_error> paged_cache::read_block(sequence_id seq, st
     const std::size_t offset = token_offset(t, layer);
     load(d, offset, k.subspan(t * head_values, head_values));
     load(d, offset + head_values, v.subspan(t * head_values, head_values));
+    if (is_q4o(d.tier)) restore_q4o_keys(d.scales, t, layer, k.data() + t * head_values);
   }
   return tokens;
 }

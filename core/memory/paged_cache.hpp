@@ -110,8 +110,12 @@ class paged_cache {
                                     std::span<const float> k, std::span<const float> v);
   // The data half of write(): stores K and V of one layer at `pos` into the block's bytes and
   // changes no metadata (call advance() for the tokens afterwards). Touches only that block's
-  // payload and scales and the caller's `scratch` (head_values() halves), so calls for positions
-  // in different blocks may run concurrently; nothing else may run meanwhile. Data mode only.
+  // payload and scales, the caller's `scratch` (head_values() halves) and, for a q4o block, this
+  // thread's tile scratch, so calls for positions in different blocks may run concurrently;
+  // nothing else may run meanwhile. Data mode only.
+  // A q4o block's key tiles are quantized whole (quant/q4o.hpp): writing token t re-quantizes
+  // each of the layer's tiles from the tokens already written (those before t, and any later
+  // ones the block's fill counts) and the new one, so tokens go in order, as the engine writes.
   expected<void, cache_error> store_kv(sequence_id seq, std::uint32_t layer, std::uint32_t pos,
                                        std::span<const float> k, std::span<const float> v,
                                        std::span<fp16_bits> scratch) const;
@@ -192,6 +196,9 @@ class paged_cache {
     return block_shift_ >= 0 ? pos >> block_shift_ : pos / block_size();
   }
   std::size_t token_offset(std::uint32_t token, std::uint32_t layer) const noexcept;
+  // Stores K and V of one token and layer of a block holding `written` tokens so far.
+  void store_token(const block_data& d, std::uint32_t token, std::uint32_t layer, std::uint32_t written,
+                   std::span<const float> k, std::span<const float> v, fp16_bits* scratch) const;
   void store(const block_data& d, std::size_t offset, std::span<const float> values,
              fp16_bits* scratch) const;
   void load(const block_data& d, std::size_t offset, std::span<float> values) const;
@@ -201,9 +208,34 @@ class paged_cache {
   void requantize(std::span<const block_id> blocks, std::span<const placement> from,
                   precision to);
 
+  // q4o's key tiles in q4 blocks (memory/q4o_keys.cpp). A tile is one layer and kv head of a
+  // block's keys: block_size rows, layers x 2 x head_values() values apart in the block.
+  struct q4o_keys {
+    bool on = false;               // q4 blocks are stored as q4o with at least one channel
+    q4o_tile tile;
+    std::size_t side_offset = 0;   // bytes from a block's scales to its first side record
+    std::size_t record_bytes = 0;  // one tile's side record
+  };
+  bool is_q4o(precision tier) const noexcept { return q4o_.on && tier == precision::q4; }
+  // The side record of tile (layer, head) of the block whose scales start at `scales`.
+  std::uint8_t* side_record(fp16_bits* scales, std::uint32_t layer,
+                            std::uint32_t head) const noexcept;
+  const std::uint8_t* side_record(const fp16_bits* scales, std::uint32_t layer,
+                                  std::uint32_t head) const noexcept;
+  // Writes one token's keys into a q4o block holding `written` tokens (see store_kv).
+  void store_q4o_key(const block_data& d, std::uint32_t token, std::uint32_t layer,
+                     std::uint32_t written, std::span<const float> k) const;
+  // Overwrites the outlier channels of one token's keys, already dequantized at q4 into `k`.
+  void restore_q4o_keys(const fp16_bits* scales, std::uint32_t token, std::uint32_t layer,
+                        float* k) const noexcept;
+  // Migration: re-stores the key tiles of a block just quantized to q4 (into `payload` and
+  // `scales`) as q4o, from the block's source bytes (fp16, q8 or fp8).
+  void quantize_q4o_keys(const block_data& src, std::uint8_t* payload, fp16_bits* scales) const;
+
   paged_cache_config config_;
   block_pool pool_;
   const kernel_set& kernels_;
+  q4o_keys q4o_;
   int block_shift_ = -1;  // log2(block_size) when it is a power of two: no division per access
   std::vector<sequence_blocks> seqs_;
   std::priority_queue<sequence_id, std::vector<sequence_id>, std::greater<>> free_ids_;
@@ -217,6 +249,7 @@ class paged_cache {
     dequantize_fn dequantize = nullptr;
     std::size_t payload_bytes_per_group = 0;
     std::size_t scale_halves_per_group = 0;
+    bool q4o = false;  // a q4o block: its keys' outlier channels are restored after the q4 part
   };
   void resolve_for_read(block_id id);
   resolved_block last_read_;

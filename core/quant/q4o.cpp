@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstring>
 
 namespace kvscope {
 
@@ -18,6 +19,19 @@ const q4o_kernel_set& best_q4o_kernels() noexcept {
   static const q4o_kernel_set& chosen =
       avx2_q4o_kernels() != nullptr ? *avx2_q4o_kernels() : scalar_q4o_kernels();
   return chosen;
+}
+
+void restore_q4o_outliers(const q4o_tile& tile, const std::uint8_t* side, std::size_t row,
+                          float* dst) noexcept {
+  assert(row < tile.rows);
+  const std::size_t k = tile.channels;
+  const std::uint8_t* channels = side + k * sizeof(fp16_bits);
+  const auto* codes = reinterpret_cast<const std::int8_t*>(channels + k);
+  for (std::size_t j = 0; j < k; ++j) {
+    fp16_bits d16;
+    std::memcpy(&d16, side + j * sizeof(fp16_bits), sizeof d16);
+    dst[channels[j]] = static_cast<float>(codes[j * tile.rows + row]) * fp16_to_f32(d16);
+  }
 }
 
 namespace q4o_detail {

@@ -55,6 +55,14 @@ constexpr double q4o_bits_per_value(std::size_t rows, std::size_t head_dim,
                    static_cast<double>(2 * rows * head_dim);
 }
 
+// Bytes of a q4 block's side records in q4o: one record per key tile (per layer and kv head),
+// back to back, padded to whole fp16 halves because the pool's side table is an array of halves.
+constexpr std::size_t q4o_block_side_bytes(std::size_t tiles, std::size_t rows,
+                                           std::size_t channels) noexcept {
+  const std::size_t bytes = tiles * q4o_side_bytes(rows, channels);
+  return bytes + bytes % 2;
+}
+
 struct q4o_tile {
   std::size_t rows = 0;      // head vectors (tokens)
   std::size_t head_dim = 0;  // values a row: a multiple of 32, at most q4o_max_head_dim
@@ -84,6 +92,12 @@ const q4o_kernel_set& scalar_q4o_kernels() noexcept;
 const q4o_kernel_set* avx2_q4o_kernels() noexcept;
 // The fastest set this CPU supports, chosen once on first use.
 const q4o_kernel_set& best_q4o_kernels() noexcept;
+
+// Row `row` of a stored tile, its outlier channels only: dst[c_j] = code(j, row) x d_j for each
+// kept channel c_j, the rest of dst untouched. What dequantize does after the row's q4 part, for
+// a reader that dequantized the row at q4 itself (one row of a block rather than a tile).
+void restore_q4o_outliers(const q4o_tile& tile, const std::uint8_t* side, std::size_t row,
+                          float* dst) noexcept;
 
 // True when the tile's sizes are within the format's limits (the kernels assert it).
 constexpr bool valid_q4o_tile(const q4o_tile& t) noexcept {

@@ -6,7 +6,8 @@
 //   fp8   32 x e4m3, fp16 scale d (x = e4m3(c)*d)        32 B + 2 B   (per-group scale)
 //   q4    32 x 4-bit, fp16 scale d and fp16 min m        16 B + 4 B   (x = q*d + m, as ggml q4_1)
 // Scales are stored apart from the payload (a side table), so the payload of a block is exactly
-// nominal_factor x the fp16 block and packs 1/2/4 blocks into an fp16 frame.
+// nominal_factor x the fp16 block and packs 1/2/4 blocks into an fp16 frame. q4o's side records
+// (quant/q4o.hpp) live in the side table too, so a q4 block stored as q4o still packs 4 a frame.
 #include <cstddef>
 #include <cstdint>
 
@@ -44,15 +45,18 @@ struct tier_layout {
   precision tier = precision::fp16;
   std::uint32_t slots_per_frame = 1;
   std::uint64_t payload_bytes = 0;  // bytes of quantized values of one block
-  std::uint64_t scale_bytes = 0;    // bytes of its scales (and mins) in the side table
+  // Bytes of its scales (and mins) in the side table, and of its side records when it has them
+  // (q4o's outlier channels, quant/q4o.hpp): all the side table holds for the block.
+  std::uint64_t scale_bytes = 0;
   double nominal_factor = 1.0;      // payload / fp16 block: 1, 0.5, 0.5, 0.25
   double effective_factor = 1.0;    // (payload + scales) / fp16 block: 1, 0.53125, 0.53125, 0.3125
 
   std::uint64_t total_bytes() const noexcept { return payload_bytes + scale_bytes; }
 };
 
-// Layout of a block of `elements` values (K and V of all its tokens, layers and heads).
+// Layout of a block of `elements` values (K and V of all its tokens, layers and heads) that
+// keeps `side_bytes` more in the side table beside its scales (0 but for q4o's q4 blocks).
 // Precondition: elements is a positive multiple of group_size.
-tier_layout block_layout(precision p, std::uint64_t elements) noexcept;
+tier_layout block_layout(precision p, std::uint64_t elements, std::uint64_t side_bytes = 0) noexcept;
 
 }  // namespace kvscope

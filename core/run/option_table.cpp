@@ -59,6 +59,7 @@ std::string family_word(std::string_view text) {  // "sinks+recent", read as sin
   const auto f = parse_policy_family(text);
   return std::string(f ? family_name(*f) : text);
 }
+std::vector<std::string> q4_format_names() { return {"q4", "q4o"}; }
 std::vector<std::string> level_names() {
   std::vector<std::string> names;
   for (precision p : all_precisions) names.emplace_back(tag(p));
@@ -116,6 +117,21 @@ const std::vector<option_spec>& table() {
        [](engine_options& o, const option_value& v) {
          o.payload = std::get<std::string>(v) == "data" ? payload_mode::data : payload_mode::accounting;
        }},
+      // New in the table: recorded only when set, so default runs' files stay as they were.
+      {"q4-format", "q4_format", option_kind::choice, "", 0, 0, 1,
+       "How the q4 level stores its blocks: q4 (4-bit codes, 5 bits a value), or q4o, which keeps "
+       "each block's largest key channels per layer and kv head apart at int8 (5.15 bits a value at "
+       "head_dim 128 with 4 channels, about a third of q4's attention error on synthetic keys; "
+       "docs/quantization.md)",
+       in_simulate | in_session, false, q4_format_names,
+       [](const engine_options& o) -> option_value { return std::string(tag(o.q4_storage)); },
+       [](engine_options& o, const option_value& v) {
+         o.q4_storage = *parse_q4_format(std::get<std::string>(v));
+       },
+       nullptr, false, nullptr, true},
+      {"q4o-channels", "q4o_channels", option_kind::count, "channels", 0, q4o_max_channels, 1,
+       "q4o: key channels kept at int8 per block, layer and kv head (0 stores what q4 stores)",
+       in_simulate | in_session, false, nullptr, KV_COUNT(q4o_channels), nullptr, false, nullptr, true},
       {"prefix-caching", "prefix_caching", option_kind::flag, "", 0, 0, 1,
        "Disable automatic prefix caching", in_simulate | in_session, true, nullptr,
        [](const engine_options& o) -> option_value { return o.prefix_caching; },
@@ -334,6 +350,10 @@ std::vector<std::pair<std::string, std::string>> option_files(const engine_optio
     if (option_names_file(spec, value)) out.emplace_back(spec.key, value);
   }
   return out;
+}
+
+bool option_recorded(const option_spec& spec, const engine_options& options) {
+  return !spec.omitted_at_default || spec.get(options) != spec.get(engine_options{});
 }
 
 const option_spec* find_option(std::string_view name) {

@@ -57,12 +57,18 @@ struct option_spec {
   // choice: the word an accepted alias stands for ("sinks+recent" → "sinks_recent"); the text
   // itself when it is no alias.
   std::string (*canonical)(std::string_view) = nullptr;
+  // Written to session files and sweep provenances only when it differs from the default, so
+  // the files of runs that leave it alone are byte for byte what they were before it existed.
+  bool omitted_at_default = false;
 };
 
 // The table, in session-file order.
 std::span<const option_spec> option_table();
 // The entry whose flag or key is `name`; nullptr when there is none.
 const option_spec* find_option(std::string_view name);
+// True when a file recording `options` writes this option: always, or (omitted_at_default)
+// when its value differs from the default's.
+bool option_recorded(const option_spec& spec, const engine_options& options);
 
 // True when the text option's `value` names a file rather than one of its named values: a
 // config.json for --model, a GPU file for --gpu. What a command must never write over.

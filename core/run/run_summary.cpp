@@ -45,6 +45,13 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
   s.timing = e.setup().timing ? "roofline" : "linear";
   s.tensor_parallel = e.options().tensor_parallel;
   s.slo = e.options().slo;
+  if (e.options().q4_storage != q4_format::q4) {
+    const tier_layout& q4 = e.cache().pool().layout(precision::q4);
+    s.q4_format = tag(e.options().q4_storage);
+    s.q4o_channels = e.options().q4o_channels;
+    s.q4_block_payload_bytes = q4.payload_bytes;
+    s.q4_block_side_bytes = q4.scale_bytes;
+  }
   if (const auto& chosen = e.setup().budget_auto) {
     s.budget_note = "auto: " + format_byte_size(chosen->usable_bytes_per_gpu) + " usable per GPU - " +
                     format_byte_size(chosen->weight_bytes_per_gpu) + " weights - " +

@@ -51,6 +51,13 @@ struct run_summary {
   outcome_summary service;
   server_demand demand;  // the load's GPU time against the span it arrived over
   lever_advice levers;   // what to change for the SLO misses (empty when nothing missed)
+  // How the q4 level stored its blocks when not as q4 (the summaries say it only then, so
+  // default runs' are as before): "q4o", its key channels, and a q4 block's bytes, payload and
+  // side table (scales and outlier records).
+  std::string q4_format;  // "" for q4
+  std::uint32_t q4o_channels = 0;
+  std::uint64_t q4_block_payload_bytes = 0;
+  std::uint64_t q4_block_side_bytes = 0;
   double attention_error_exposure = 0;    // mean over steps that attended KV
   double attention_error_measured = NAN;  // data mode: pooled relative L2 of sampled sequences
 };

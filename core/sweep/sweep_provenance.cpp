@@ -1,6 +1,7 @@
 #include "sweep/sweep_provenance.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +52,15 @@ std::string text_at(const json& j, std::string_view a, std::string_view b = {}) 
   return at->is_string() ? at->get<std::string>() : at->dump();
 }
 
+// An option's value in a provenance's "base": as recorded, or the default for an option recorded
+// only when set (option_spec::omitted_at_default); nullopt when the base cannot say.
+std::optional<std::string> base_text(const json& base, const std::string& name) {
+  if (base.contains(name)) return text_at(base, name);
+  const option_spec* spec = find_option(name);
+  if (!spec || !spec->omitted_at_default) return std::nullopt;
+  return format_option_value(*spec, spec->get(engine_options{}));
+}
+
 // The load as a person names it: "trace.csv (sha256:0123456789ab…)".
 std::string load_text(const json& j) {
   std::string checksum = text_at(j, "load", "checksum");
@@ -76,7 +86,7 @@ std::string sweep_provenance_json(const run_description& base, const sweep_plan&
                {"skip_bad_rows", base.skip_bad_rows}};
   j["base"] = json::object();
   for (const auto& spec : option_table()) {
-    if (!spec.get || swept(plan, spec)) continue;
+    if (!spec.get || swept(plan, spec) || !option_recorded(spec, base.options)) continue;
     j["base"][std::string(spec.flag)] = format_option_value(spec, spec.get(base.options));
   }
   j["options_typed"] = typed;
@@ -128,7 +138,12 @@ expected<std::vector<provenance_difference>, std::string> compare_provenance(std
   if (base_a.is_object() && base_b.is_object()) {
     for (const auto& item : base_a.items()) {
       const std::string& name = item.key();
-      if (base_b.contains(name)) compare(name, text_at(base_a, name), text_at(base_b, name));
+      if (const auto other = base_text(base_b, name)) compare(name, text_at(base_a, name), *other);
+    }
+    for (const auto& item : base_b.items()) {  // what only the second recorded
+      const std::string& name = item.key();
+      if (base_a.contains(name)) continue;
+      if (const auto other = base_text(base_a, name)) compare(name, *other, text_at(base_b, name));
     }
   }
   return out;

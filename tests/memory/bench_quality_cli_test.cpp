@@ -20,7 +20,7 @@ TEST(BenchQualityCli, Q4oRowBesideTheLevels) {
                               "--sequences", "1", "--q4-format", "q4o", "--q4o-channels", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* row : {"fp16 +16.0000 ", "q8 +8.5000 ", "fp8 +8.5000 ", "q4 +5.0000 ",
-                          "q4o +5.1484 +[0-9.e+-]+ +- +\\(2 key channels"}) {
+                          "q4o +5.1484 +[0-9.e+-]+ +2\\.165200e-01 +\\(2 key channels"}) {
     EXPECT_TRUE(std::regex_search(r.out, std::regex(std::string("\n") + row))) << row << "\n" << r.out;
   }
 }

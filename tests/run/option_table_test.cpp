@@ -122,6 +122,8 @@ TEST(OptionTable, SessionFileHoldsEveryOptionAndRoundTrips) {
   o.seed = 99;
   o.quality_every = 3;
   o.quality_blocks = 9;
+  o.q4_storage = q4_format::q4o;
+  o.q4o_channels = 2;
   const auto text = session_to_json(run);
   std::size_t last = 0;
   for (const auto& spec : option_table()) {
@@ -138,6 +140,32 @@ TEST(OptionTable, SessionFileHoldsEveryOptionAndRoundTrips) {
     EXPECT_EQ(format_option_value(spec, spec.get(back->options)), format_option_value(spec, spec.get(o)))
         << spec.flag;
   }
+}
+
+// The q4 format and its channels are recorded only when set: a session of a run that leaves them
+// alone is what it was before they existed, and reads back to the defaults.
+TEST(OptionTable, SessionRecordsTheQ4FormatOnlyWhenSet) {
+  run_description run;
+  run.load_spec = "gen:rate=1,count=5";
+  const auto plain = session_to_json(run);
+  EXPECT_EQ(plain.find("q4_format"), std::string::npos);
+  EXPECT_EQ(plain.find("q4o_channels"), std::string::npos);
+  run.options.q4o_channels = 8;  // recorded on its own, though only q4o reads it
+  const auto channels = session_to_json(run);
+  EXPECT_EQ(channels.find("q4_format"), std::string::npos);
+  EXPECT_NE(channels.find("\"q4o_channels\": 8"), std::string::npos);
+  run.options.q4_storage = q4_format::q4o;
+  const auto q4o = session_to_json(run);
+  EXPECT_NE(q4o.find("\"q4_format\": \"q4o\""), std::string::npos);
+  const auto back = session_from_json(q4o, "s.json");
+  ASSERT_TRUE(back.has_value()) << back.error();
+  EXPECT_EQ(back->options.q4_storage, q4_format::q4o);
+  EXPECT_EQ(back->options.q4o_channels, 8u);
+  EXPECT_EQ(session_from_json(plain, "s.json")->options.q4_storage, q4_format::q4);
+  auto bad = q4o;
+  bad.replace(bad.find("\"q4o\""), 5, "\"q5\"");
+  EXPECT_EQ(session_from_json(bad, "s.json").error(),
+            "s.json: field 'options.q4_format': expected one of q4, q4o, got 'q5'");
 }
 
 TEST(OptionTable, SessionValuesOutOfRangeAreRefusedNamingTheField) {

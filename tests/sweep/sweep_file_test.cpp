@@ -112,6 +112,28 @@ void write_rows(const std::filesystem::path& path, const sweep_plan& plan, const
   ASSERT_TRUE(file.write());
 }
 
+// An option recorded only when set (the q4 format): a default base does not name it, a q4o base
+// does, and the two are told apart as if both had named it.
+TEST(SweepFile, ProvenanceNamesTheQ4FormatOnlyWhenSet) {
+  const auto plan = two_axes();
+  const std::string plain = provenance(plan, 16ull << 20);
+  EXPECT_EQ(plain.find("q4-format"), std::string::npos);
+  EXPECT_EQ(plain.find("q4o-channels"), std::string::npos);
+  run_description base;
+  base.load_spec = "gen:count=10";
+  base.options = test::tiny_options(16ull << 20, payload_mode::accounting);
+  base.options.q4_storage = q4_format::q4o;
+  const std::string q4o = sweep_provenance_json(base, plan, "sha256:0a1b", {});
+  EXPECT_NE(q4o.find("\"q4-format\": \"q4o\""), std::string::npos) << q4o;
+  for (const auto& [first, second] : {std::pair{plain, q4o}, std::pair{q4o, plain}}) {
+    const auto d = compare_provenance(first, "a", second, "b");
+    ASSERT_TRUE(d);
+    ASSERT_EQ(d->size(), 1u);
+    EXPECT_EQ((*d)[0].what, "q4-format");
+  }
+  EXPECT_EQ(compare_provenance(plain, "a", plain, "b")->size(), 0u);
+}
+
 TEST(SweepFile, ResumeRefusesRowsOfAnotherLoadOrBase) {
   test::temp_dir dir;
   const auto plan = two_axes();

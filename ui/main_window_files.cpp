@@ -93,6 +93,10 @@ bool MainWindow::exportPolicyConfig(const QString& path, QString* error) {
   prov.load = run_.load_spec;
   prov.model = run_.options.model;
   prov.budget_bytes = resolvedBudget(run_.options);  // what the figures below had, `auto` or not
+  if (run_.options.q4_storage == q4_format::q4o) {  // the q4 blocks' error and bytes were q4o's
+    prov.q4_format = std::string(tag(run_.options.q4_storage));
+    prov.q4o_channels = run_.options.q4o_channels;
+  }
   // What a run achieved, as kvscope-cli's summary reports it: a whole run of exactly this
   // config when there is one (the current or the what-if), else the live run so far, with the
   // share of its steps this config governed (config_share_of_run < 1: other thresholds made

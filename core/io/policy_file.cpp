@@ -355,6 +355,10 @@ std::string serialize_policy_config(const policy_config& c, config_format format
       p["load"] = valid_utf8(provenance->load);
       p["model"] = valid_utf8(provenance->model);
       p["budget_bytes"] = provenance->budget_bytes;
+      if (!provenance->q4_format.empty()) {
+        p["q4_format"] = provenance->q4_format;
+        p["q4o_channels"] = provenance->q4o_channels;
+      }
       p["metrics"] = nlohmann::ordered_json::object();
       for (const auto& [name, value] : unique_metrics(provenance->metrics)) p["metrics"][name] = value;
     }
@@ -382,8 +386,12 @@ std::string serialize_policy_config(const policy_config& c, config_format format
         << "tool_version = " << toml_string(tool_version) << "\n"
         << "load = " << toml_string(provenance->load) << "\n"
         << "model = " << toml_string(provenance->model) << "\n"
-        << "budget_bytes = " << provenance->budget_bytes << "\n"
-        << "\n[provenance.metrics]\n";
+        << "budget_bytes = " << provenance->budget_bytes << "\n";
+    if (!provenance->q4_format.empty()) {
+      out << "q4_format = " << toml_string(provenance->q4_format) << "\n"
+          << "q4o_channels = " << provenance->q4o_channels << "\n";
+    }
+    out << "\n[provenance.metrics]\n";
     for (const auto& [name, value] : unique_metrics(provenance->metrics)) {
       out << toml_string(name) << " = " << toml_float(value) << "\n";
     }

@@ -21,6 +21,10 @@ struct policy_provenance {
   std::string load;          // load spec or trace path the policy was tuned on
   std::string model;         // model preset name
   std::uint64_t budget_bytes = 0;
+  // How the q4 level stored its blocks when not as plain q4 ("q4o", with q4o_channels): the
+  // figures below were measured so; empty (plain q4) writes nothing, as before the format.
+  std::string q4_format;
+  std::uint32_t q4o_channels = 0;
   std::vector<std::pair<std::string, double>> metrics;  // achieved figures, in order
 };
 

@@ -123,7 +123,7 @@ const std::vector<option_spec>& table() {
        "each block's largest key channels per layer and kv head apart at int8 (5.15 bits a value at "
        "head_dim 128 with 4 channels, about a third of q4's attention error on synthetic keys; "
        "docs/quantization.md)",
-       in_simulate | in_session, false, q4_format_names,
+       in_simulate | in_gui | in_session, false, q4_format_names,
        [](const engine_options& o) -> option_value { return std::string(tag(o.q4_storage)); },
        [](engine_options& o, const option_value& v) {
          o.q4_storage = *parse_q4_format(std::get<std::string>(v));
@@ -131,7 +131,7 @@ const std::vector<option_spec>& table() {
        nullptr, false, nullptr, true},
       {"q4o-channels", "q4o_channels", option_kind::count, "channels", 0, q4o_max_channels, 1,
        "q4o: key channels kept at int8 per block, layer and kv head (0 stores what q4 stores)",
-       in_simulate | in_session, false, nullptr, KV_COUNT(q4o_channels), nullptr, false, nullptr, true},
+       in_simulate | in_gui | in_session, false, nullptr, KV_COUNT(q4o_channels), nullptr, false, nullptr, true},
       {"prefix-caching", "prefix_caching", option_kind::flag, "", 0, 0, 1,
        "Disable automatic prefix caching", in_simulate | in_session, true, nullptr,
        [](const engine_options& o) -> option_value { return o.prefix_caching; },

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "io/toml_checked.hpp"  // before anything else that reads toml++
 
@@ -81,7 +82,17 @@ TEST(PolicyFile, ProvenanceIsWrittenAndIgnoredOnRead) {
     const auto back = parse_policy_config(text, fmt, "mem");
     ASSERT_TRUE(back.has_value()) << back.error() << "\n" << text;
     EXPECT_EQ(*back, preset);
+    EXPECT_EQ(text.find("q4_format"), std::string::npos) << "plain q4 writes nothing";
   }
+  // The q4 level's storage, when the figures were measured with q4o.
+  p.q4_format = "q4o";
+  p.q4o_channels = 4;
+  const auto json = nlohmann::json::parse(serialize_policy_config(preset, config_format::json, &p));
+  EXPECT_EQ(json["provenance"]["q4_format"], "q4o");
+  EXPECT_EQ(json["provenance"]["q4o_channels"], 4);
+  const auto toml_doc = toml::parse(serialize_policy_config(preset, config_format::toml, &p));
+  EXPECT_EQ(toml_doc["provenance"]["q4_format"].value_or(std::string()), "q4o");
+  EXPECT_EQ(toml_doc["provenance"]["q4o_channels"].value_or(0), 4);
 }
 
 TEST(PolicyFile, MissingKeysTakeDefaults) {

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev libqcustomplot-dev
   libtbb-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libfast-float-dev libsimdjson-dev
-  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev zlib1g-dev
   libopenmpi-dev openmpi-bin
   xvfb xauth
 )

@@ -108,6 +108,17 @@ void BlockMapWidget::setShowBlockIds(bool show) {
   update();
 }
 
+void BlockMapWidget::setDimUnhighlighted(bool dim) {
+  dimUnhighlighted_ = dim;
+  dirty_ = true;
+  update();
+}
+
+void BlockMapWidget::setOutlineFrames(bool outline) {
+  outlineFrames_ = outline;
+  update();
+}
+
 void BlockMapWidget::setMarkedBlocks(std::vector<block_id> blocks) {
   marked_ = std::move(blocks);
   rebuildHighlight();
@@ -163,8 +174,10 @@ void BlockMapWidget::ensureImage() {
   timer.start();
   static const frame_map empty;
   const frame_map& map = snapshot_ ? snapshot_->pool->frames : empty;
-  if (dirty_ || !renderBlockMapRows(image_, map, layout_, colors_, mode_, highlight_, dirtyRows_)) {
-    renderBlockMap(image_, map, layout_, colors_, mode_, highlight_, renderThreads_);
+  static const SlotMask none;
+  const SlotMask& dimmed = dimUnhighlighted_ ? highlight_ : none;
+  if (dirty_ || !renderBlockMapRows(image_, map, layout_, colors_, mode_, dimmed, dirtyRows_)) {
+    renderBlockMap(image_, map, layout_, colors_, mode_, dimmed, renderThreads_);
   }
   image_.setDevicePixelRatio(dpr());
   lastFillMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -245,17 +258,26 @@ void BlockMapWidget::drawOverlay(QPainter& p) {
   }
 }
 
-// Block ids in their slots and rings around the marked blocks (a tour's highlight).
+// Frame outlines, block ids in their slots and rings around the marked blocks (a tour's).
 void BlockMapWidget::drawMarks(QPainter& p) {
-  if (!snapshot_ || (!showBlockIds_ && marked_.empty())) return;
+  if (!snapshot_ || (!showBlockIds_ && !outlineFrames_ && marked_.empty())) return;
   const auto& frames = snapshot_->pool->frames.frames;
+  if (outlineFrames_ && layout_.detailed() && frameRect(0).width() >= 12) {
+    // Centred on the body's edge: two neighbours' outlines fill the gap between them, a grey
+    // line several times as wide as the one-pixel seam (background) inside a frame.
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(theme_->mutedText, 2));
+    for (std::size_t f = 0; f < frames.size(); ++f) p.drawRect(frameRect(static_cast<int>(f)));
+  }
   QFont small = font();
   for (std::size_t f = 0; f < frames.size(); ++f) {
     for (int s = 0; s < frames[f].slot_count; ++s) {
       const block_slot& b = frames[f].blocks[static_cast<std::size_t>(s)];
       if (b.block == no_block || (b.refcount == 0 && !b.cached)) continue;
       const QRectF r = slotRect(static_cast<int>(f), s);
-      if (std::find(marked_.begin(), marked_.end(), b.block) != marked_.end()) {
+      // Undimmed, the selected sequence's blocks are told apart by their rings too.
+      const bool inSelection = !dimUnhighlighted_ && f < highlight_.size() && (highlight_[f] & (1u << s));
+      if (inSelection || std::find(marked_.begin(), marked_.end(), b.block) != marked_.end()) {
         // A dark ring inside a light one: visible on every level's colour.
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(theme_->text, 3));

@@ -40,6 +40,15 @@ class BlockMapWidget : public QWidget {
   // sequence's; ids that are not in the pool are ignored.
   void setMarkedBlocks(std::vector<block_id> blocks);
   const std::vector<block_id>& markedBlocks() const { return marked_; }
+  // Slides: blocks outside the highlight keep their colours (on by default, they are dimmed).
+  // Dimmed and "room not yet written" are both pale, and a page has no hover to tell them apart:
+  // the rings and the traced sequence show the highlight there.
+  void setDimUnhighlighted(bool dim);
+  bool dimsUnhighlighted() const { return dimUnhighlighted_; }
+  // A tour's map: each frame outlined, so the frame's edge differs from the thin seams between
+  // its halves and quarters and "two / four to a frame" can be seen.
+  void setOutlineFrames(bool outline);
+  bool outlinesFrames() const { return outlineFrames_; }
 
   QSize sizeHint() const override { return {820, 520}; }
   QSize minimumSizeHint() const override { return {240, 160}; }
@@ -91,6 +100,8 @@ class BlockMapWidget : public QWidget {
   std::vector<block_id> marked_;
   int maxCell_ = 44;
   bool showBlockIds_ = false;
+  bool dimUnhighlighted_ = true;
+  bool outlineFrames_ = false;
   int hoverFrame_ = -1;
   int focusFrame_ = -1, focusSlot_ = 0;
   double lastFillMs_ = 0;

@@ -82,6 +82,17 @@ void ColorLegend::paintEvent(QPaintEvent*) {
       p.setBrush(e.color);
       p.drawEllipse(QRectF(box).adjusted(1, 1, -1, -1));
       p.setRenderHint(QPainter::Antialiasing, false);
+    } else if (e.swatch == Swatch::ring || e.swatch == Swatch::unwritten) {
+      p.fillRect(box, e.color);
+      p.setBrush(Qt::NoBrush);
+      if (e.swatch == Swatch::unwritten) {
+        p.fillRect(QRect(box.x(), box.y(), box.width(), box.height() / 2), e.dotColor);
+        p.setPen(palette().color(QPalette::Mid));
+        p.drawRect(box.adjusted(0, 0, -1, -1));
+      } else {
+        p.setPen(QPen(e.dotColor, 2));
+        p.drawRect(QRectF(box).adjusted(1, 1, -1, -1));
+      }
     } else if (e.swatch != Swatch::chip) {
       const QRectF t = QRectF(box).adjusted(1.5, 2, -1.5, -1);
       QPolygonF tri;

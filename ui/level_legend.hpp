@@ -13,7 +13,9 @@ namespace kvscope::ui {
 class ColorLegend : public QWidget {
   Q_OBJECT
  public:
-  enum class Swatch { chip, line, triangleUp, triangleDown, circle };
+  // ring: a chip of `color` ringed in dotColor (a tour's highlight); unwritten: a chip of
+  // `color` whose top half is dotColor (a block's room not yet written).
+  enum class Swatch { chip, line, triangleUp, triangleDown, circle, ring, unwritten };
   struct Entry {
     QColor color;
     QString text;

@@ -26,6 +26,10 @@ TourController::TourController(std::shared_ptr<const tour_run> run, MainWindow* 
   window->setTourMode(true);
   window->blockMap()->setMaxCell(120);
   window->blockMap()->setShowBlockIds(true);
+  // As on the slides: frames outlined, the step's blocks ringed rather than the rest dimmed
+  // (pale is what a block's room not yet written looks like).
+  window->blockMap()->setOutlineFrames(true);
+  window->blockMap()->setDimUnhighlighted(false);
   window->pressurePlot()->setMarkLatest(true);
   // The plots span the whole tour: each step adds its stretch of time to a fixed axis.
   window->pressurePlot()->setLive(false);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "block_map_render.hpp"
 #include "block_map_widget.hpp"
 #include "level_legend.hpp"
 #include "tour_controller.hpp"
@@ -18,7 +19,13 @@
 namespace kvscope::ui {
 namespace {
 
-constexpr int slideWidth = 1600, slideHeight = 900;
+// A slide is laid out in pixels of 1/96 inch and printed at that size, whatever the screen:
+// 1600 × 900 px is a 1200 × 675 pt page and a pixel is 0.75 pt. So the type sizes below are
+// fixed on the page, and chosen for a lecture hall: the narration at 21 pt (28 px), tables,
+// legend, numbers and footer at 14.25 pt (19 px). tests/gui/tour_slides_test.cpp reads them back
+// from the PDF.
+constexpr int slideWidth = 1600, slideHeight = 900, slideDpi = 96;
+constexpr int narrationPixels = 28, tablePixels = 19;
 
 QLabel* textLabel(int pixels, bool bold = false) {
   auto* l = new QLabel;
@@ -34,20 +41,17 @@ QLabel* textLabel(int pixels, bool bold = false) {
 
 QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
 
-// What the footer says of the pool and the policy.
-QString stateLine(const tour_state& s) {
-  return QObject::tr("pressure %1 · EWMA %2 · level %3 · free frames %4 of %5 · running %6 · waiting %7 · "
-                     "preemptions %8 · prefix hits %9 blocks · evictions %10")
-      .arg(s.pressure, 0, 'f', 3)
-      .arg(s.ewma, 0, 'f', 3)
-      .arg(levelName(s.level))
-      .arg(s.free_frames)
-      .arg(s.frames)
-      .arg(s.running)
-      .arg(s.waiting)
-      .arg(s.preemptions)
-      .arg(s.block_size ? s.prefix_hit_tokens / s.block_size : 0)
-      .arg(s.evictions);
+// What the footer says of the pool, the policy and the counters (the same counters as the text
+// of the tour, with what this step added: what the narration speaks of).
+QString stateLine(const tour_state& s, const tour_state* before) {
+  QString line = QObject::tr("pressure %1 · EWMA %2 · level %3 · free frames %4 of %5")
+                     .arg(s.pressure, 0, 'f', 3)
+                     .arg(s.ewma, 0, 'f', 3)
+                     .arg(levelName(s.level))
+                     .arg(s.free_frames)
+                     .arg(s.frames);
+  for (const std::string& c : tour_counters(s, before)) line += QStringLiteral(" · ") + QString::fromStdString(c);
+  return line;
 }
 
 }  // namespace
@@ -69,7 +73,7 @@ QString tourTableHtml(const tour_frame& f, sequence_id sequence, const Theme& th
                      .arg(QString::fromStdString(q->request_name).toHtmlEscaped(),
                           q->prefill ? QObject::tr("prefill") : QObject::tr("decoding"))
                      .arg(q->tokens);
-  html += QStringLiteral("<table cellspacing='0' cellpadding='3' style='margin-top:4px'><tr>");
+  html += QStringLiteral("<table cellspacing='0' cellpadding='1' style='margin-top:4px'><tr>");
   for (const QString& h : {QObject::tr("logical"), QObject::tr("block"), QObject::tr("frame/slot"),
                            QObject::tr("level"), QObject::tr("refcount"), QObject::tr("tokens")}) {
     html += QStringLiteral("<th align='right'>&nbsp;%1&nbsp;</th>").arg(h);
@@ -104,34 +108,43 @@ TourSlide::TourSlide(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(40, 28, 40, 20);
   layout->setSpacing(10);
   title_ = textLabel(38, true);
-  subtitle_ = textLabel(18);
+  subtitle_ = textLabel(tablePixels);
   map_ = new BlockMapWidget;
   map_->setMaxCell(150);
   map_->setShowBlockIds(true);
+  map_->setOutlineFrames(true);
+  map_->setDimUnhighlighted(false);
   map_->setRenderThreads(1);
   legend_ = new ColorLegend;
   QFont legendFont = legend_->font();
-  legendFont.setPixelSize(16);
+  legendFont.setPixelSize(tablePixels);
   legend_->setFont(legendFont);
-  narration_ = textLabel(23);
-  numbers_ = textLabel(19);
-  table_ = textLabel(17);
-  footer_ = textLabel(16);
+  narration_ = textLabel(narrationPixels);
+  numbers_ = textLabel(tablePixels);
+  table_ = textLabel(tablePixels);
+  footer_ = textLabel(tablePixels);
+  title_->setObjectName(QStringLiteral("slideTitle"));
+  narration_->setObjectName(QStringLiteral("slideNarration"));
+  numbers_->setObjectName(QStringLiteral("slideNumbers"));
+  table_->setObjectName(QStringLiteral("slideTable"));
+  footer_->setObjectName(QStringLiteral("slideFooter"));
+  // At these sizes the narration and a block table of a dozen rows take the whole height of a
+  // column: the numbers go under the map.
   auto* left = new QVBoxLayout;
   left->addWidget(map_, 1);
-  left->addWidget(legend_);
+  left->addWidget(numbers_);
   auto* right = new QVBoxLayout;
   right->addWidget(narration_);
-  right->addWidget(numbers_);
   right->addWidget(table_);
   right->addStretch();
   auto* middle = new QHBoxLayout;
   middle->setSpacing(28);
-  middle->addLayout(left, 11);
-  middle->addLayout(right, 10);
+  middle->addLayout(left, 8);
+  middle->addLayout(right, 12);
   layout->addWidget(title_);
   layout->addWidget(subtitle_);
   layout->addLayout(middle, 1);
+  layout->addWidget(legend_);  // the whole width: two lines, not four under the map
   layout->addWidget(footer_);
   resize(slideWidth, slideHeight);
 }
@@ -151,7 +164,9 @@ void TourSlide::showStep(const tour_run& run, int index, const Theme& theme) {
                        {theme.cachedBlock, tr("cached (refcount 0)"), {}, false, {}},
                        {theme.freeFrame, tr("free"), {}, false, {}},
                        {theme.level[0], tr("shared (refcount > 1)"), {}, true, Qt::white},
-                       {theme.text, tr("ringed: this step's blocks"), {}, false, {}}});
+                       {theme.freeFrame, tr("ringed: this step's blocks"), {}, false, theme.text, ColorLegend::Swatch::ring},
+                       {theme.level[0], tr("pale top: room in a block not yet written"), {}, false,
+                        QColor(BlockMapColors::fromTheme(theme).levelUnfilled[0]), ColorLegend::Swatch::unwritten}});
   title_->setText(tr("%1. %2").arg(index + 1).arg(QString::fromStdString(run.script.steps[i].title).toHtmlEscaped()));
   subtitle_->setText(tr("<span style='color:%1'>%2 · step %3 of %4 · engine step %5 · t = %6 s</span>")
                          .arg(theme.mutedText.name(), QString::fromStdString(run.script.title).toHtmlEscaped())
@@ -163,7 +178,8 @@ void TourSlide::showStep(const tour_run& run, int index, const Theme& theme) {
   numbers_->setText(tourNumbersHtml(f));
   numbers_->setVisible(!f.numbers.empty());
   table_->setText(tourTableHtml(f, shown, theme));
-  footer_->setText(tr("<span style='color:%1'>%2</span>").arg(theme.mutedText.name(), stateLine(f.state)));
+  const tour_state* before = index > 0 ? &run.frames[i - 1].state : nullptr;
+  footer_->setText(tr("<span style='color:%1'>%2</span>").arg(theme.mutedText.name(), stateLine(f.state, before)));
 }
 
 bool exportTourPdf(const tour_run& run, const QString& path, QString* error) {
@@ -176,13 +192,13 @@ bool exportTourPdf(const tour_run& run, const QString& path, QString* error) {
   slide.setAttribute(Qt::WA_DontShowOnScreen);
   slide.show();  // lays the slide out; never on screen
   {
-    // At the widget's own resolution, so its fonts and geometry land on the page 1:1 (vector).
-    const int dpi = std::max(1, slide.logicalDpiX());
+    // One slide pixel to one device pixel of the writer (vector), at 1/96 inch whatever the
+    // screen's dpi: the type sizes stay those chosen above, in points on the page.
     QPdfWriter pdf(&file);
     pdf.setCreator(QStringLiteral("kvscope"));
     pdf.setTitle(QString::fromStdString(run.script.title));
-    pdf.setResolution(dpi);
-    pdf.setPageSize(QPageSize(QSizeF(slideWidth * 1.0 / dpi, slideHeight * 1.0 / dpi), QPageSize::Inch,
+    pdf.setResolution(slideDpi);
+    pdf.setPageSize(QPageSize(QSizeF(slideWidth * 1.0 / slideDpi, slideHeight * 1.0 / slideDpi), QPageSize::Inch,
                               QStringLiteral("Slide 16:9"), QPageSize::ExactMatch));
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
     QPainter painter(&pdf);

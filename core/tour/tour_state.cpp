@@ -78,9 +78,7 @@ std::string policy_line(const tour_state& s) {
          ", hysteresis " + fixed(p.hysteresis, 2) + ", EWMA alpha " + fixed(p.ewma_alpha, 2);
 }
 
-double prefix_hit_blocks(const tour_state& s) {
-  return s.block_size == 0 ? 0 : static_cast<double>(s.prefix_hit_tokens / s.block_size);
-}
+double prefix_hit_blocks(const tour_state& s) { return static_cast<double>(s.prefix_hit_blocks); }
 
 const std::vector<tour_quantity>& table() {
   static const std::vector<tour_quantity> t = {
@@ -197,6 +195,7 @@ tour_state capture_tour_state(const engine& e, std::span<const std::string> name
   s.finished = e.totals().requests_finished;
   s.preemptions = e.totals().preemptions;
   s.prefix_hit_tokens = e.totals().prefix.hits;
+  s.prefix_hit_blocks = s.block_size == 0 ? 0 : s.prefix_hit_tokens / s.block_size;
   s.evictions = e.totals().prefix.evictions;
   s.migrated_blocks = e.totals().migrated_blocks;
   for (int l = 0; l < 4; ++l) {
@@ -254,6 +253,19 @@ std::string format_tour_quantity(std::string_view name, const tour_state& s, std
   std::string label(name);
   std::replace(label.begin(), label.end(), '_', ' ');
   return label + " " + fixed(q->value(s), 0);
+}
+
+std::vector<std::string> tour_counters(const tour_state& s, const tour_state* before) {
+  // Counts only grow, so the change is never negative.
+  const auto counter = [&](const char* label, std::uint64_t tour_state::*count, const char* unit = "") {
+    const std::uint64_t now = s.*count, moved = before ? now - before->*count : 0;
+    std::string out = label + (" " + std::to_string(now)) + unit;
+    return moved == 0 ? out : out + " (+" + std::to_string(moved) + " this step)";
+  };
+  return {"running " + std::to_string(s.running), "waiting " + std::to_string(s.waiting),
+          counter("finished", &tour_state::finished), counter("preemptions", &tour_state::preemptions),
+          counter("prefix hits", &tour_state::prefix_hit_blocks, " blocks"),
+          counter("evictions", &tour_state::evictions), counter("blocks migrated", &tour_state::migrated_blocks)};
 }
 
 }  // namespace kvscope

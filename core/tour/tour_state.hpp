@@ -65,6 +65,7 @@ struct tour_state {
   std::uint64_t finished = 0;
   std::uint64_t preemptions = 0;
   std::uint64_t prefix_hit_tokens = 0;
+  std::uint64_t prefix_hit_blocks = 0;  // prefix_hit_tokens in whole blocks: what narrations count
   std::uint64_t evictions = 0;
   std::uint64_t migrated_blocks = 0;
   // Relative RMSE of the K/V values stored at each level, and relative L2 error of the attention
@@ -99,5 +100,10 @@ const tour_quantity* find_tour_quantity(std::string_view name);
 // "new_X" gives X's change since `before`: "evictions +23 since the previous step (31 in all)".
 std::string format_tour_quantity(std::string_view name, const tour_state& s,
                                  std::span<const block_id> blocks = {}, const tour_state* before = nullptr);
+
+// The counters every step states (the slides' footer, the text's counters line), totals so far.
+// A count that moved since `before` (the previous step; none: no change shown) also says by how
+// much, since a narration speaks of what this step did: "prefix hits 11 blocks (+8 this step)".
+std::vector<std::string> tour_counters(const tour_state& s, const tour_state* before = nullptr);
 
 }  // namespace kvscope

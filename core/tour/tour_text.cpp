@@ -140,12 +140,11 @@ std::string format_tour_step(const tour_run& run, std::size_t index) {
   out += "  " + format_tour_quantity("bytes", s) + "\n";
   out += format("  policy: pressure %.3f, EWMA %.3f, level %s, %s\n", s.pressure, s.ewma,
                 std::string(tag(s.level)).c_str(), policy_band(s).c_str());
-  out += format("  counters: running %u, waiting %u, finished %llu, preemptions %llu, prefix hits %llu blocks, "
-                "evictions %llu, blocks migrated %llu\n",
-                s.running, s.waiting, static_cast<unsigned long long>(s.finished),
-                static_cast<unsigned long long>(s.preemptions),
-                static_cast<unsigned long long>(s.block_size ? s.prefix_hit_tokens / s.block_size : 0),
-                static_cast<unsigned long long>(s.evictions), static_cast<unsigned long long>(s.migrated_blocks));
+  std::string counters;
+  for (const std::string& c : tour_counters(s, index > 0 ? &run.frames[index - 1].state : nullptr)) {
+    counters += (counters.empty() ? "" : ", ") + c;
+  }
+  out += "  counters: " + counters + "\n";
   if (s.quant_error[ordinal(precision::q8)] || s.quant_error[ordinal(precision::q4)]) {
     out += "  " + format_tour_quantity("error", s) + "\n";
   }

@@ -50,6 +50,10 @@ struct BlockMapLayout {
   int slotAt(int localX, int localY, int slotCount) const;
 };
 
+// A slot's rectangle inside a square cell body of side `body`: halves side by side, quarters
+// 2×2, with a one-pixel seam between them once there is room for it.
+QRect localSlotRect(int body, int slot, int slotCount);
+
 // The colours as raw pixels, precomputed from a Theme once per theme change.
 struct BlockMapColors {
   std::array<std::uint32_t, 4> level{}, levelUnfilled{}, levelDim{};

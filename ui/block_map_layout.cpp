@@ -33,11 +33,25 @@ BlockMapLayout BlockMapLayout::compute(QSize size, int frameCount, int maxCell) 
   l.gap = l.cell >= 16 ? 2 : (l.cell >= 5 ? 1 : 0);
   // A short map (few frames) is narrower than the area: centre the grid in both directions.
   const int usedCols = std::min(l.cols, l.units());
-  l.originX = (w - usedCols * l.cell + l.gap) / 2;
-  l.originY = (h - l.rows * l.cell + l.gap) / 2;
-  l.originX = std::max(0, l.originX);
-  l.originY = std::max(0, l.originY);
+  l.originX = std::max(0, (w - usedCols * l.cell + l.gap) / 2);
+  // Small cells (a big pool) would leave up to three quarters of the height empty, above and
+  // below a uniform texture (one more pixel per cell no longer fits): their rows share the
+  // whole height instead, each a pixel or so taller than wide. Bigger cells stay square.
+  if (l.gap == 0 && l.rows * l.cell < h) {
+    l.rowSpan = h;
+  } else {
+    l.originY = std::max(0, (h - l.rows * l.cell + l.gap) / 2);
+  }
   return l;
+}
+
+int BlockMapLayout::rowTop(int row) const {
+  if (rowSpan == 0) return originY + row * cell;
+  return originY + static_cast<int>(static_cast<long long>(row) * rowSpan / std::max(1, rows));
+}
+
+int BlockMapLayout::rowHeight(int row) const {
+  return rowSpan == 0 ? cell : rowTop(row + 1) - rowTop(row);
 }
 
 BlockMapLayout::Hit BlockMapLayout::hitTest(QPoint p) const {
@@ -45,22 +59,31 @@ BlockMapLayout::Hit BlockMapLayout::hitTest(QPoint p) const {
   if (cell <= 0) return hit;
   const int lx = p.x() - originX, ly = p.y() - originY;
   if (lx < 0 || ly < 0) return hit;
-  const int col = lx / cell, row = ly / cell;
+  int row = ly / cell;
+  if (rowSpan > 0) {  // rows of uneven height: estimate, then step to the row holding y
+    row = static_cast<int>(static_cast<long long>(ly) * rows / rowSpan);
+    while (row > 0 && rowTop(row) > p.y()) --row;
+    while (row + 1 < rows && rowTop(row + 1) <= p.y()) ++row;
+  }
+  const int col = lx / cell;
   if (col >= cols || row >= rows) return hit;
   const int unit = row * cols + col;
   if (unit >= units()) return hit;
   hit.firstFrame = unit * framesPerPixel;
   hit.lastFrame = std::min(frameCount, hit.firstFrame + framesPerPixel) - 1;
   hit.localX = lx % cell;
-  hit.localY = ly % cell;
+  // In the cell's own square coordinates, as if the row were not stretched.
+  hit.localY = (p.y() - rowTop(row)) * cell / std::max(1, rowHeight(row));
   return hit;
 }
 
 QRect BlockMapLayout::frameRect(int frame) const {
   if (cell <= 0 || frame < 0 || frame >= frameCount) return {};
   const int unit = frame / framesPerPixel;
-  return QRect(originX + (unit % cols) * cell, originY + (unit / cols) * cell, body() > 0 ? body() : 1,
-               body() > 0 ? body() : 1);
+  const int side = body() > 0 ? body() : 1;
+  const int row = unit / cols;
+  return QRect(originX + (unit % cols) * cell, rowTop(row), side,
+               rowSpan == 0 ? side : rowHeight(row));
 }
 
 QRect localSlotRect(int b, int slot, int slotCount) {
@@ -79,7 +102,13 @@ QRect localSlotRect(int b, int slot, int slotCount) {
 QRect BlockMapLayout::slotRect(int frame, int slot, int slotCount) const {
   const QRect f = frameRect(frame);
   if (!detailed() || f.isNull()) return f;
-  return localSlotRect(body(), slot, slotCount).translated(f.topLeft());
+  QRect local = localSlotRect(body(), slot, slotCount);
+  if (rowSpan > 0) {  // the lines a stretched row repeats each cell line on (see stretchRow)
+    const int h = f.height(), c = body();
+    const int top = (local.top() * h + c - 1) / c, bottom = ((local.bottom() + 1) * h + c - 1) / c;
+    local = QRect(local.x(), top, local.width(), bottom - top);
+  }
+  return local.translated(f.topLeft());
 }
 
 int BlockMapLayout::slotAt(int localX, int localY, int slotCount) const {

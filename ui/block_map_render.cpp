@@ -90,6 +90,11 @@ BlockMapColors BlockMapColors::fromTheme(const Theme& t) {
   return c;
 }
 
+std::uint32_t slotColor(const block_slot& s, precision tier, const BlockMapColors& c,
+                        BlockColorMode mode, bool dim) {
+  return solidColor(s, tier, c, mode, dim);
+}
+
 std::uint32_t frameMeanColor(const frame_info& f, const BlockMapColors& c, BlockColorMode mode,
                              std::uint8_t bits, bool highlighting) {
   if (f.slot_count <= 1) {  // the common case: one fp16 block or a free frame
@@ -105,6 +110,22 @@ std::uint32_t frameMeanColor(const frame_info& f, const BlockMapColors& c, Block
 }
 
 namespace {
+
+using RowPointers = std::vector<std::uint32_t*>;
+
+// A stretched grid row repeats its `cell` drawn lines over its height: line y shows drawn line
+// y * cell / height (what BlockMapLayout::slotRect assumes). Bottom up, so every line is read
+// before it is overwritten.
+void stretchRow(const RowPointers& rows, const BlockMapLayout& l, int r) {
+  const int height = l.rowHeight(r);
+  if (height <= l.cell) return;
+  const int top = l.rowTop(r), width = l.cols * l.cell;
+  for (int y = height - 1; y > 0; --y) {
+    const int drawn = y * l.cell / height;  // <= y: that line is not overwritten yet
+    std::copy_n(rows[static_cast<std::size_t>(top + drawn)] + l.originX, width,
+                rows[static_cast<std::size_t>(top + y)] + l.originX);
+  }
+}
 
 // Both renders: every grid row when `only` is null, else just those (each band cleared first).
 void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const BlockMapColors& c,
@@ -131,7 +152,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
   std::function<void(int)> drawRow;
   if (l.framesPerPixel > 1) {  // aggregate: each pixel is the mean of its frames' colours
     drawRow = [&](int r) {
-      std::uint32_t* row = rows[static_cast<std::size_t>(l.originY + r)] + l.originX;
+      std::uint32_t* row = rows[static_cast<std::size_t>(l.rowTop(r))] + l.originX;
       for (int col = 0; col < l.cols; ++col) {
         const int first = (r * l.cols + col) * l.framesPerPixel;
         if (first >= n) break;
@@ -149,7 +170,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     };
   } else if (!l.detailed()) {  // one pixel per frame: its slots averaged
     drawRow = [&](int r) {
-      std::uint32_t* row = rows[static_cast<std::size_t>(l.originY + r)] + l.originX;
+      std::uint32_t* row = rows[static_cast<std::size_t>(l.rowTop(r))] + l.originX;
       const int first = r * l.cols, last = std::min(n, first + l.cols);
       for (int f = first; f < last; ++f) row[f - first] = frameMeanColor(frames[f], c, mode, bitsOf(f), highlighting);
     };
@@ -157,9 +178,9 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     drawRow = [&](int r) {
       const int b = l.body();
       const int first = r * l.cols, last = std::min(n, first + l.cols);
-      const int half = (b + 1) / 2;
+      const int half = b / 2;  // where localSlotRect splits too (hover and rings agree)
       for (int y = 0; y < b; ++y) {
-        std::uint32_t* row = rows[static_cast<std::size_t>(l.originY + r * l.cell + y)] + l.originX;
+        std::uint32_t* row = rows[static_cast<std::size_t>(l.rowTop(r) + y)] + l.originX;
         for (int f = first; f < last; ++f) {
           const frame_info& fr = frames[f];
           const int count = fr.slot_count == 2 ? 2 : (fr.slot_count >= 3 ? 4 : 1);
@@ -183,7 +204,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
         for (int s = 0; s < count; ++s) slotRects[static_cast<std::size_t>(count)][static_cast<std::size_t>(s)] = localSlotRect(b, s, count);
       }
       const double blockSize = std::max<std::uint32_t>(1, map.block_size);
-      const int y0 = l.originY + r * l.cell;
+      const int y0 = l.rowTop(r);
       const auto fill = [&](int x, int y, int w, int h, std::uint32_t color) {
         for (int yy = y; yy < y + h; ++yy) {
           std::uint32_t* row = rows[static_cast<std::size_t>(y0 + yy)] + x;
@@ -217,6 +238,10 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     };
   }
 
+  const auto drawGridRow = [&](int r) {
+    drawRow(r);
+    stretchRow(rows, l, r);
+  };
   if (only) {
     for (const int r : *only) {
       const QRect band = gridRowRect(l, r) & image.rect();
@@ -224,7 +249,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
         std::uint32_t* row = rows[static_cast<std::size_t>(y)];
         std::fill(row + band.left(), row + band.right() + 1, c.background);
       }
-      if (r >= 0 && r < gridRows) drawRow(r);
+      if (r >= 0 && r < gridRows) drawGridRow(r);
     }
     return;
   }
@@ -233,11 +258,11 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     static tbb::task_arena arena(std::min(2, tbb::this_task_arena::max_concurrency()));
     arena.execute([&] {
       parallel_chunks(0, gridRows, 8, [&](int begin, int end) {
-        for (int r = begin; r < end; ++r) drawRow(r);
+        for (int r = begin; r < end; ++r) drawGridRow(r);
       });
     });
   } else {
-    for (int r = 0; r < gridRows; ++r) drawRow(r);
+    for (int r = 0; r < gridRows; ++r) drawGridRow(r);
   }
 }
 
@@ -281,7 +306,7 @@ std::vector<int> changedGridRows(const frame_map& before, const frame_map& after
 }
 
 QRect gridRowRect(const BlockMapLayout& l, int row) {
-  return QRect(l.originX, l.originY + row * l.cell, l.cols * l.cell, l.cell);
+  return QRect(l.originX, l.rowTop(row), l.cols * l.cell, l.rowHeight(row));
 }
 
 }  // namespace kvscope::ui

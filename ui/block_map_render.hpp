@@ -18,7 +18,8 @@ struct Theme;
 enum class BlockColorMode { byPrecision, bySequence };
 
 // Where each frame sits. Frames are laid out row-major in square cells; when there are more
-// frames than pixels, each pixel aggregates `framesPerPixel` consecutive frames instead.
+// frames than pixels, each pixel aggregates `framesPerPixel` consecutive frames instead. Rows of
+// small cells are stretched to fill the height (rowSpan), so a big pool leaves no empty bands.
 struct BlockMapLayout {
   int frameCount = 0;
   int cell = 0;            // cell side in pixels (1 when aggregated)
@@ -26,6 +27,7 @@ struct BlockMapLayout {
   int framesPerPixel = 1;  // > 1 only when frames outnumber pixels
   int cols = 0, rows = 0;  // grid size in cells
   int originX = 0, originY = 0;
+  int rowSpan = 0;  // > 0: the rows share this many pixels, each `cell` or a few more tall
   QSize size;  // of the image
 
   // The largest cells (up to maxCell) that fit every frame into `size`.
@@ -35,6 +37,8 @@ struct BlockMapLayout {
   // True when a cell is big enough to show its halves/quarters separately.
   bool detailed() const { return framesPerPixel == 1 && body() >= 2; }
   int units() const { return (frameCount + framesPerPixel - 1) / framesPerPixel; }
+  int rowTop(int row) const;     // first pixel line of a grid row
+  int rowHeight(int row) const;  // `cell`, or more in a stretched row
 
   struct Hit {
     int firstFrame = -1;  // -1: no frame under the point
@@ -42,7 +46,7 @@ struct BlockMapLayout {
     int localX = 0, localY = 0;  // position inside the cell
   };
   Hit hitTest(QPoint device) const;
-  // The cell of a frame (whole cell including the gap trimmed off).
+  // The cell of a frame (gap trimmed off; taller than wide in a stretched row).
   QRect frameRect(int frame) const;
   // One slot of a frame split in `slotCount` slots; the whole body when not detailed.
   QRect slotRect(int frame, int slot, int slotCount) const;
@@ -88,6 +92,10 @@ std::vector<int> changedGridRows(const frame_map& before, const frame_map& after
 
 // A grid row's band in device pixels (what renderBlockMapRows redraws of it).
 QRect gridRowRect(const BlockMapLayout& layout, int row);
+
+// The solid colour of one slot, dimmed or not.
+std::uint32_t slotColor(const block_slot& slot, precision tier, const BlockMapColors& colors,
+                        BlockColorMode mode, bool dim);
 
 // The colour a whole frame gets when drawn as one pixel (slots averaged) — also what a test
 // expects at a small map.

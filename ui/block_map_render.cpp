@@ -80,6 +80,8 @@ BlockMapColors BlockMapColors::fromTheme(const Theme& t) {
   c.cachedDim = rgb(mix(t.cachedBlock, t.freeFrame, dimAmount));
   c.background = rgb(t.mapBackground);
   c.sharedMark = t.dark ? 0xff101010u : 0xffffffffu;
+  c.followRing = rgb(t.text);
+  c.traceLine = rgb(mix(t.text, t.base, 0.45));
   for (std::size_t tier = 0; tier < 4; ++tier) {
     c.byTierState[tier * 4 + 0] = c.byTierStateDim[tier * 4 + 0] = c.freeFrame;
     c.byTierState[tier * 4 + 1] = c.cached;

@@ -2,6 +2,7 @@
 // Drawing a frame_map into a QImage, kept apart from the widget so it can be benchmarked and
 // tested on its own. All geometry is in device pixels.
 #include <QImage>
+#include <QPolygon>
 #include <QRect>
 #include <QSize>
 
@@ -28,6 +29,9 @@ struct BlockMapLayout {
   int cols = 0, rows = 0;  // grid size in cells
   int originX = 0, originY = 0;
   int rowSpan = 0;  // > 0: the rows share this many pixels, each `cell` or a few more tall
+  // Frames of a followed sequence are marked with squares at least this big (device pixels)
+  // where cells are smaller; the widget sets it from its device pixel ratio.
+  int markSide = 7;
   QSize size;  // of the image
 
   // The largest cells (up to maxCell) that fit every frame into `size`.
@@ -39,6 +43,8 @@ struct BlockMapLayout {
   int units() const { return (frameCount + framesPerPixel - 1) / framesPerPixel; }
   int rowTop(int row) const;     // first pixel line of a grid row
   int rowHeight(int row) const;  // `cell`, or more in a stretched row
+  // True when followed frames get marks: their cells are too small to find on their own.
+  bool marksFollowed() const { return cell > 0 && cell < markSide; }
 
   struct Hit {
     int firstFrame = -1;  // -1: no frame under the point
@@ -63,6 +69,8 @@ struct BlockMapColors {
   std::array<std::uint32_t, 4> level{}, levelUnfilled{}, levelDim{};
   std::array<std::uint32_t, 64> sequence{}, sequenceUnfilled{}, sequenceDim{};
   std::uint32_t freeFrame = 0, cached = 0, cachedDim = 0, background = 0, sharedMark = 0;
+  std::uint32_t followRing = 0;  // the outline of a followed frame's mark
+  std::uint32_t traceLine = 0;   // the followed sequence's path where its frames are marked
   // Solid colour by [tier * 4 + state], state = (refcount != 0) * 2 + cached: free, cached,
   // used, used — a lookup instead of branches on the hot path of big maps. Dimmed variant too.
   std::array<std::uint32_t, 16> byTierState{}, byTierStateDim{};
@@ -81,10 +89,18 @@ void renderBlockMap(QImage& image, const frame_map& map, const BlockMapLayout& l
 
 // Redraws only grid rows `rows` of an image renderBlockMap filled for the same layout, colours
 // and mode: afterwards the image equals a full render of `map`. False (nothing drawn) when the
-// image does not have the layout's size.
+// image does not have the layout's size. (Marks reach across rows: they go over full renders.)
 bool renderBlockMapRows(QImage& image, const frame_map& map, const BlockMapLayout& layout,
                         const BlockMapColors& colors, BlockColorMode mode,
                         const SlotMask& highlight, const std::vector<int>& rows);
+
+// Over a full render, on a layout that marksFollowed() (nothing otherwise): `trace`, the followed
+// sequence's slot centres in logical order, as a thin line, then a mark on every highlighted
+// frame — a square of markSide pixels ringed in followRing, filled with its highlighted block's
+// undimmed colour — so the sequence can be found among hundreds of thousands of frames.
+void drawFollowMarks(QImage& image, const frame_map& map, const BlockMapLayout& layout,
+                     const BlockMapColors& colors, BlockColorMode mode, const SlotMask& highlight,
+                     const QPolygon& trace = {});
 
 // The grid rows whose frames differ between two maps of the same size (all of them otherwise).
 std::vector<int> changedGridRows(const frame_map& before, const frame_map& after,
@@ -93,7 +109,7 @@ std::vector<int> changedGridRows(const frame_map& before, const frame_map& after
 // A grid row's band in device pixels (what renderBlockMapRows redraws of it).
 QRect gridRowRect(const BlockMapLayout& layout, int row);
 
-// The solid colour of one slot, dimmed or not.
+// The solid colour of one slot, dimmed or not (what a mark is filled with, undimmed).
 std::uint32_t slotColor(const block_slot& slot, precision tier, const BlockMapColors& colors,
                         BlockColorMode mode, bool dim);
 

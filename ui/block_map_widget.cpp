@@ -108,10 +108,8 @@ void BlockMapWidget::rebuildHighlight() {
     }
   }
   if (selected_ == no_sequence) return;
-  const auto& seqs = snapshot_->pool->sequences;
-  const auto it = std::find_if(seqs.begin(), seqs.end(),
-                               [&](const sequence_summary& s) { return s.id == selected_; });
-  if (it == seqs.end()) {
+  const sequence_summary* seq = selectedSummary();
+  if (!seq) {
     // The sequence finished or was preempted: its blocks are gone, so is the selection.
     selected_ = no_sequence;
     focusFrame_ = -1;
@@ -119,7 +117,7 @@ void BlockMapWidget::rebuildHighlight() {
     Q_EMIT sequenceSelected(no_sequence);
     return;
   }
-  for (const block_location& b : it->block_table) {
+  for (const block_location& b : seq->block_table) {
     if (b.frame < highlight_.size()) highlight_[b.frame] |= static_cast<std::uint8_t>(1u << b.slot);
   }
 }
@@ -129,6 +127,8 @@ void BlockMapWidget::ensureImage() {
   const int frames = snapshot_ ? static_cast<int>(snapshot_->pool->frames.frames.size()) : 0;
   if (layout_.size != device || layout_.frameCount != frames) {
     layout_ = BlockMapLayout::compute(device, frames, static_cast<int>(maxCell_ * dpr()));
+    // A followed frame is marked at least 7 logical pixels wide: findable at any pool size.
+    layout_.markSide = static_cast<int>(7 * dpr() + 0.5);
     dirty_ = true;
   }
   if (!dirty_ && dirtyRows_.empty()) return;
@@ -138,6 +138,7 @@ void BlockMapWidget::ensureImage() {
   const frame_map& map = snapshot_ ? snapshot_->pool->frames : empty;
   if (dirty_ || !renderBlockMapRows(image_, map, layout_, colors_, mode_, highlight_, dirtyRows_)) {
     renderBlockMap(image_, map, layout_, colors_, mode_, highlight_, renderThreads_);
+    drawFollowMarks(image_, map, layout_, colors_, mode_, highlight_, traceInDevicePixels());
   }
   image_.setDevicePixelRatio(dpr());
   lastFillMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -158,54 +159,84 @@ void BlockMapWidget::paintEvent(QPaintEvent*) {
   drawOverlay(p);
 }
 
-void BlockMapWidget::drawOverlay(QPainter& p) {
-  const QColor ink = theme_->text;
-  if (selected_ != no_sequence && snapshot_ && layout_.cell * 1.0 / dpr() >= 5) {
-    const auto& seqs = snapshot_->pool->sequences;
-    const auto it = std::find_if(seqs.begin(), seqs.end(),
-                                 [&](const sequence_summary& s) { return s.id == selected_; });
-    if (it != seqs.end() && !it->block_table.empty()) {
-      // The block table in logical order: a path hopping between scattered physical frames.
-      QPainterPath path;
-      QVector<QPointF> centres;
-      for (const block_location& b : it->block_table) {
-        const QPointF c = slotRect(static_cast<int>(b.frame), b.slot).center();
-        if (centres.isEmpty()) path.moveTo(c); else path.lineTo(c);
-        centres.push_back(c);
-      }
-      p.setRenderHint(QPainter::Antialiasing);
-      QColor line = ink;
-      line.setAlpha(theme_->dark ? 120 : 95);
-      p.setPen(QPen(line, 1.0));
-      p.setBrush(Qt::NoBrush);
-      p.drawPath(path);
-      p.setBrush(ink);
-      p.setPen(Qt::NoPen);
-      for (const QPointF& c : centres) p.drawEllipse(c, 1.6, 1.6);
-      p.setPen(QPen(ink, 1.5));
-      p.setBrush(Qt::NoBrush);
-      p.drawEllipse(centres.front(), 4.5, 4.5);  // where logical block 0 lives
-      const QRectF first = slotRect(static_cast<int>(it->block_table.front().frame),
-                                    it->block_table.front().slot);
-      if (first.width() >= 14 && first.height() >= 12) {
-        QFont f = font();
-        f.setPixelSize(std::clamp(static_cast<int>(first.height() * 0.45), 8, 12));
-        f.setBold(true);
-        p.setFont(f);
-        for (std::size_t i = 0; i < it->block_table.size(); ++i) {
-          const auto& b = it->block_table[i];
-          const QRectF r = slotRect(static_cast<int>(b.frame), b.slot);
-          if (r.width() < 14 || r.height() < 12) continue;
-          p.setPen(theme_->dark ? QColor(Qt::black) : QColor(Qt::white));
-          p.drawText(r.adjusted(1, 1, 1, 1), Qt::AlignCenter, QString::number(i));
-          p.setPen(theme_->dark ? QColor(Qt::white) : QColor(Qt::black));
-          p.drawText(r, Qt::AlignCenter, QString::number(i));
-        }
-      }
-      p.setRenderHint(QPainter::Antialiasing, false);
-    }
+const sequence_summary* BlockMapWidget::selectedSummary() const {
+  if (selected_ == no_sequence || !snapshot_) return nullptr;
+  const auto& seqs = snapshot_->pool->sequences;
+  const auto it = std::find_if(seqs.begin(), seqs.end(),
+                               [&](const sequence_summary& s) { return s.id == selected_; });
+  return it == seqs.end() ? nullptr : &*it;
+}
+
+QPolygon BlockMapWidget::traceInDevicePixels() const {
+  QPolygon trace;
+  const sequence_summary* seq = selectedSummary();
+  if (!seq || !layout_.marksFollowed()) return trace;
+  const auto& frames = snapshot_->pool->frames.frames;
+  trace.reserve(static_cast<qsizetype>(seq->block_table.size()));
+  for (const block_location& b : seq->block_table) {
+    if (b.frame >= frames.size()) continue;
+    trace.push_back(layout_.slotRect(static_cast<int>(b.frame), b.slot, frames[b.frame].slot_count).center());
   }
+  return trace;
+}
+
+// The block table in logical order: a path hopping between scattered physical frames, block 0
+// circled. Where cells are small the image already holds the path and a mark on every block
+// (drawFollowMarks), drawn once per image instead of at every paint: only the circle is left.
+void BlockMapWidget::drawTrace(QPainter& p) {
+  const sequence_summary* seq = selectedSummary();
+  if (!seq || seq->block_table.empty()) return;
+  const QColor ink = theme_->text;
+  const bool marked = layout_.marksFollowed();
+  p.setRenderHint(QPainter::Antialiasing);
+  if (!marked) {
+    QPainterPath path;
+    QVector<QPointF> centres;
+    for (const block_location& b : seq->block_table) {
+      const QPointF c = slotRect(static_cast<int>(b.frame), b.slot).center();
+      if (centres.isEmpty()) path.moveTo(c); else path.lineTo(c);
+      centres.push_back(c);
+    }
+    QColor line = ink;
+    line.setAlpha(theme_->dark ? 120 : 95);
+    p.setPen(QPen(line, 1.0));
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(path);
+    p.setBrush(ink);
+    p.setPen(Qt::NoPen);
+    for (const QPointF& c : centres) p.drawEllipse(c, 1.6, 1.6);
+  }
+  p.setPen(QPen(ink, 1.5));
+  p.setBrush(Qt::NoBrush);
+  const auto& first = seq->block_table.front();
+  const double ring = marked ? 6.5 : 4.5;  // around a mark, not through it
+  p.drawEllipse(slotRect(static_cast<int>(first.frame), first.slot).center(), ring, ring);
+  drawLogicalIndices(p, seq->block_table);
+  p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+// Each block's logical index in its slot, where slots are big enough to read it.
+void BlockMapWidget::drawLogicalIndices(QPainter& p, const std::vector<block_location>& table) {
+  const QRectF first = slotRect(static_cast<int>(table.front().frame), table.front().slot);
+  if (first.width() < 14 || first.height() < 12) return;
+  QFont f = font();
+  f.setPixelSize(std::clamp(static_cast<int>(first.height() * 0.45), 8, 12));
+  f.setBold(true);
+  p.setFont(f);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const QRectF r = slotRect(static_cast<int>(table[i].frame), table[i].slot);
+    if (r.width() < 14 || r.height() < 12) continue;
+    p.setPen(theme_->dark ? QColor(Qt::black) : QColor(Qt::white));
+    p.drawText(r.adjusted(1, 1, 1, 1), Qt::AlignCenter, QString::number(i));
+    p.setPen(theme_->dark ? QColor(Qt::white) : QColor(Qt::black));
+    p.drawText(r, Qt::AlignCenter, QString::number(i));
+  }
+}
+
+void BlockMapWidget::drawOverlay(QPainter& p) {
+  drawTrace(p);
   drawMarks(p);
+  const QColor ink = theme_->text;
   if (focusFrame_ >= 0) {
     p.setPen(QPen(theme_->accent, 2));
     p.setBrush(Qt::NoBrush);

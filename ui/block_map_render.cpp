@@ -61,96 +61,6 @@ std::uint32_t average(const std::uint32_t* px, int n) {
 
 }  // namespace
 
-BlockMapLayout BlockMapLayout::compute(QSize size, int frameCount, int maxCell) {
-  BlockMapLayout l;
-  l.size = size;
-  l.frameCount = frameCount;
-  const int w = size.width(), h = size.height();
-  if (frameCount <= 0 || w <= 0 || h <= 0) return l;
-  for (int c = std::max(1, maxCell); c >= 1; --c) {
-    const int cols = w / c;
-    if (cols == 0) continue;
-    const int rows = (frameCount + cols - 1) / cols;
-    if (static_cast<long long>(rows) * c <= h) {
-      l.cell = c;
-      l.cols = cols;
-      l.rows = rows;
-      break;
-    }
-  }
-  if (l.cell == 0) {  // more frames than pixels: aggregate runs of frames per pixel
-    l.cell = 1;
-    const long long pixels = static_cast<long long>(w) * h;
-    l.framesPerPixel = static_cast<int>((frameCount + pixels - 1) / pixels);
-    l.cols = w;
-    l.rows = (l.units() + w - 1) / w;
-  }
-  l.gap = l.cell >= 16 ? 2 : (l.cell >= 5 ? 1 : 0);
-  // A short map (few frames) is narrower than the area: centre the grid in both directions.
-  const int usedCols = std::min(l.cols, l.units());
-  l.originX = (w - usedCols * l.cell + l.gap) / 2;
-  l.originY = (h - l.rows * l.cell + l.gap) / 2;
-  l.originX = std::max(0, l.originX);
-  l.originY = std::max(0, l.originY);
-  return l;
-}
-
-BlockMapLayout::Hit BlockMapLayout::hitTest(QPoint p) const {
-  Hit hit;
-  if (cell <= 0) return hit;
-  const int lx = p.x() - originX, ly = p.y() - originY;
-  if (lx < 0 || ly < 0) return hit;
-  const int col = lx / cell, row = ly / cell;
-  if (col >= cols || row >= rows) return hit;
-  const int unit = row * cols + col;
-  if (unit >= units()) return hit;
-  hit.firstFrame = unit * framesPerPixel;
-  hit.lastFrame = std::min(frameCount, hit.firstFrame + framesPerPixel) - 1;
-  hit.localX = lx % cell;
-  hit.localY = ly % cell;
-  return hit;
-}
-
-QRect BlockMapLayout::frameRect(int frame) const {
-  if (cell <= 0 || frame < 0 || frame >= frameCount) return {};
-  const int unit = frame / framesPerPixel;
-  return QRect(originX + (unit % cols) * cell, originY + (unit / cols) * cell, body() > 0 ? body() : 1,
-               body() > 0 ? body() : 1);
-}
-
-namespace {
-
-// Slot rectangles inside a body of side b: halves side by side, quarters 2×2, with a one-pixel
-// seam between them once there is room for it.
-QRect localSlotRect(int b, int slot, int slotCount) {
-  if (slotCount <= 1 || b < 2) return QRect(0, 0, b, b);
-  const int seam = b >= 7 ? 1 : 0;
-  const int first = (b - seam) / 2;
-  const auto span = [&](int half) {
-    return half == 0 ? std::pair{0, first} : std::pair{first + seam, b - first - seam};
-  };
-  const auto [x, w] = span(slot % 2);
-  if (slotCount == 2) return QRect(x, 0, w, b);
-  const auto [y, h] = span(slot / 2);
-  return QRect(x, y, w, h);
-}
-
-}  // namespace
-
-QRect BlockMapLayout::slotRect(int frame, int slot, int slotCount) const {
-  const QRect f = frameRect(frame);
-  if (!detailed() || f.isNull()) return f;
-  return localSlotRect(body(), slot, slotCount).translated(f.topLeft());
-}
-
-int BlockMapLayout::slotAt(int localX, int localY, int slotCount) const {
-  if (slotCount <= 1) return 0;
-  const int half = std::max(1, body() / 2);
-  const int sx = localX < half ? 0 : 1;
-  if (slotCount == 2) return sx;
-  return (localY < half ? 0 : 2) + sx;
-}
-
 BlockMapColors BlockMapColors::fromTheme(const Theme& t) {
   BlockMapColors c;
   const double dimAmount = 0.68, unfilledAmount = 0.62;
@@ -170,6 +80,8 @@ BlockMapColors BlockMapColors::fromTheme(const Theme& t) {
   c.cachedDim = rgb(mix(t.cachedBlock, t.freeFrame, dimAmount));
   c.background = rgb(t.mapBackground);
   c.sharedMark = t.dark ? 0xff101010u : 0xffffffffu;
+  c.followRing = rgb(t.text);
+  c.traceLine = rgb(mix(t.text, t.base, 0.45));
   for (std::size_t tier = 0; tier < 4; ++tier) {
     c.byTierState[tier * 4 + 0] = c.byTierStateDim[tier * 4 + 0] = c.freeFrame;
     c.byTierState[tier * 4 + 1] = c.cached;
@@ -178,6 +90,11 @@ BlockMapColors BlockMapColors::fromTheme(const Theme& t) {
     c.byTierStateDim[tier * 4 + 2] = c.byTierStateDim[tier * 4 + 3] = c.levelDim[tier];
   }
   return c;
+}
+
+std::uint32_t slotColor(const block_slot& s, precision tier, const BlockMapColors& c,
+                        BlockColorMode mode, bool dim) {
+  return solidColor(s, tier, c, mode, dim);
 }
 
 std::uint32_t frameMeanColor(const frame_info& f, const BlockMapColors& c, BlockColorMode mode,
@@ -195,6 +112,22 @@ std::uint32_t frameMeanColor(const frame_info& f, const BlockMapColors& c, Block
 }
 
 namespace {
+
+using RowPointers = std::vector<std::uint32_t*>;
+
+// A stretched grid row repeats its `cell` drawn lines over its height: line y shows drawn line
+// y * cell / height (what BlockMapLayout::slotRect assumes). Bottom up, so every line is read
+// before it is overwritten.
+void stretchRow(const RowPointers& rows, const BlockMapLayout& l, int r) {
+  const int height = l.rowHeight(r);
+  if (height <= l.cell) return;
+  const int top = l.rowTop(r), width = l.cols * l.cell;
+  for (int y = height - 1; y > 0; --y) {
+    const int drawn = y * l.cell / height;  // <= y: that line is not overwritten yet
+    std::copy_n(rows[static_cast<std::size_t>(top + drawn)] + l.originX, width,
+                rows[static_cast<std::size_t>(top + y)] + l.originX);
+  }
+}
 
 // Both renders: every grid row when `only` is null, else just those (each band cleared first).
 void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const BlockMapColors& c,
@@ -221,7 +154,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
   std::function<void(int)> drawRow;
   if (l.framesPerPixel > 1) {  // aggregate: each pixel is the mean of its frames' colours
     drawRow = [&](int r) {
-      std::uint32_t* row = rows[static_cast<std::size_t>(l.originY + r)] + l.originX;
+      std::uint32_t* row = rows[static_cast<std::size_t>(l.rowTop(r))] + l.originX;
       for (int col = 0; col < l.cols; ++col) {
         const int first = (r * l.cols + col) * l.framesPerPixel;
         if (first >= n) break;
@@ -239,7 +172,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     };
   } else if (!l.detailed()) {  // one pixel per frame: its slots averaged
     drawRow = [&](int r) {
-      std::uint32_t* row = rows[static_cast<std::size_t>(l.originY + r)] + l.originX;
+      std::uint32_t* row = rows[static_cast<std::size_t>(l.rowTop(r))] + l.originX;
       const int first = r * l.cols, last = std::min(n, first + l.cols);
       for (int f = first; f < last; ++f) row[f - first] = frameMeanColor(frames[f], c, mode, bitsOf(f), highlighting);
     };
@@ -247,9 +180,9 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     drawRow = [&](int r) {
       const int b = l.body();
       const int first = r * l.cols, last = std::min(n, first + l.cols);
-      const int half = (b + 1) / 2;
+      const int half = b / 2;  // where localSlotRect splits too (hover and rings agree)
       for (int y = 0; y < b; ++y) {
-        std::uint32_t* row = rows[static_cast<std::size_t>(l.originY + r * l.cell + y)] + l.originX;
+        std::uint32_t* row = rows[static_cast<std::size_t>(l.rowTop(r) + y)] + l.originX;
         for (int f = first; f < last; ++f) {
           const frame_info& fr = frames[f];
           const int count = fr.slot_count == 2 ? 2 : (fr.slot_count >= 3 ? 4 : 1);
@@ -273,7 +206,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
         for (int s = 0; s < count; ++s) slotRects[static_cast<std::size_t>(count)][static_cast<std::size_t>(s)] = localSlotRect(b, s, count);
       }
       const double blockSize = std::max<std::uint32_t>(1, map.block_size);
-      const int y0 = l.originY + r * l.cell;
+      const int y0 = l.rowTop(r);
       const auto fill = [&](int x, int y, int w, int h, std::uint32_t color) {
         for (int yy = y; yy < y + h; ++yy) {
           std::uint32_t* row = rows[static_cast<std::size_t>(y0 + yy)] + x;
@@ -307,6 +240,10 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     };
   }
 
+  const auto drawGridRow = [&](int r) {
+    drawRow(r);
+    stretchRow(rows, l, r);
+  };
   if (only) {
     for (const int r : *only) {
       const QRect band = gridRowRect(l, r) & image.rect();
@@ -314,7 +251,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
         std::uint32_t* row = rows[static_cast<std::size_t>(y)];
         std::fill(row + band.left(), row + band.right() + 1, c.background);
       }
-      if (r >= 0 && r < gridRows) drawRow(r);
+      if (r >= 0 && r < gridRows) drawGridRow(r);
     }
     return;
   }
@@ -323,11 +260,11 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     static tbb::task_arena arena(std::min(2, tbb::this_task_arena::max_concurrency()));
     arena.execute([&] {
       parallel_chunks(0, gridRows, 8, [&](int begin, int end) {
-        for (int r = begin; r < end; ++r) drawRow(r);
+        for (int r = begin; r < end; ++r) drawGridRow(r);
       });
     });
   } else {
-    for (int r = 0; r < gridRows; ++r) drawRow(r);
+    for (int r = 0; r < gridRows; ++r) drawGridRow(r);
   }
 }
 
@@ -371,7 +308,7 @@ std::vector<int> changedGridRows(const frame_map& before, const frame_map& after
 }
 
 QRect gridRowRect(const BlockMapLayout& l, int row) {
-  return QRect(l.originX, l.originY + row * l.cell, l.cols * l.cell, l.cell);
+  return QRect(l.originX, l.rowTop(row), l.cols * l.cell, l.rowHeight(row));
 }
 
 }  // namespace kvscope::ui

@@ -11,33 +11,6 @@
 #include <algorithm>
 
 namespace kvscope::ui {
-namespace {
-
-QString slotLine(const block_slot& s, std::uint32_t blockSize) {
-  if (s.refcount == 0 && !s.cached) return QObject::tr("free");
-  QString owner = s.owner == no_sequence ? QObject::tr("no sequence")
-                                         : QObject::tr("sequence %1").arg(s.owner);
-  if (s.refcount == 0) owner = QObject::tr("cached prefix block (refcount 0, kept for reuse)");
-  QString line = QObject::tr("%1, logical block %2, %3/%4 tokens, refcount %5")
-                     .arg(owner)
-                     .arg(s.logical_index)
-                     .arg(s.fill)
-                     .arg(blockSize)
-                     .arg(s.refcount);
-  if (s.refcount > 1) line += QObject::tr(" (shared prefix)");
-  if (s.block != no_block) line += QObject::tr(", block #%1").arg(s.block);
-  return line;
-}
-
-QString splitName(const frame_info& f) {
-  switch (f.slot_count) {
-    case 1: return QObject::tr("one fp16 block");
-    case 2: return QObject::tr("two 8-bit blocks");
-    default: return QObject::tr("four 4-bit blocks");
-  }
-}
-
-}  // namespace
 
 BlockMapWidget::BlockMapWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
@@ -146,10 +119,8 @@ void BlockMapWidget::rebuildHighlight() {
     }
   }
   if (selected_ == no_sequence) return;
-  const auto& seqs = snapshot_->pool->sequences;
-  const auto it = std::find_if(seqs.begin(), seqs.end(),
-                               [&](const sequence_summary& s) { return s.id == selected_; });
-  if (it == seqs.end()) {
+  const sequence_summary* seq = selectedSummary();
+  if (!seq) {
     // The sequence finished or was preempted: its blocks are gone, so is the selection.
     selected_ = no_sequence;
     focusFrame_ = -1;
@@ -157,7 +128,7 @@ void BlockMapWidget::rebuildHighlight() {
     Q_EMIT sequenceSelected(no_sequence);
     return;
   }
-  for (const block_location& b : it->block_table) {
+  for (const block_location& b : seq->block_table) {
     if (b.frame < highlight_.size()) highlight_[b.frame] |= static_cast<std::uint8_t>(1u << b.slot);
   }
 }
@@ -167,6 +138,8 @@ void BlockMapWidget::ensureImage() {
   const int frames = snapshot_ ? static_cast<int>(snapshot_->pool->frames.frames.size()) : 0;
   if (layout_.size != device || layout_.frameCount != frames) {
     layout_ = BlockMapLayout::compute(device, frames, static_cast<int>(maxCell_ * dpr()));
+    // A followed frame is marked at least 7 logical pixels wide: findable at any pool size.
+    layout_.markSide = static_cast<int>(7 * dpr() + 0.5);
     dirty_ = true;
   }
   if (!dirty_ && dirtyRows_.empty()) return;
@@ -178,6 +151,8 @@ void BlockMapWidget::ensureImage() {
   const SlotMask& dimmed = dimUnhighlighted_ ? highlight_ : none;
   if (dirty_ || !renderBlockMapRows(image_, map, layout_, colors_, mode_, dimmed, dirtyRows_)) {
     renderBlockMap(image_, map, layout_, colors_, mode_, dimmed, renderThreads_);
+    // Undimmed (the tour), the selection is ringed in drawMarks instead.
+    drawFollowMarks(image_, map, layout_, colors_, mode_, dimmed, traceInDevicePixels());
   }
   image_.setDevicePixelRatio(dpr());
   lastFillMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -198,54 +173,84 @@ void BlockMapWidget::paintEvent(QPaintEvent*) {
   drawOverlay(p);
 }
 
-void BlockMapWidget::drawOverlay(QPainter& p) {
-  const QColor ink = theme_->text;
-  if (selected_ != no_sequence && snapshot_ && layout_.cell * 1.0 / dpr() >= 5) {
-    const auto& seqs = snapshot_->pool->sequences;
-    const auto it = std::find_if(seqs.begin(), seqs.end(),
-                                 [&](const sequence_summary& s) { return s.id == selected_; });
-    if (it != seqs.end() && !it->block_table.empty()) {
-      // The block table in logical order: a path hopping between scattered physical frames.
-      QPainterPath path;
-      QVector<QPointF> centres;
-      for (const block_location& b : it->block_table) {
-        const QPointF c = slotRect(static_cast<int>(b.frame), b.slot).center();
-        if (centres.isEmpty()) path.moveTo(c); else path.lineTo(c);
-        centres.push_back(c);
-      }
-      p.setRenderHint(QPainter::Antialiasing);
-      QColor line = ink;
-      line.setAlpha(theme_->dark ? 120 : 95);
-      p.setPen(QPen(line, 1.0));
-      p.setBrush(Qt::NoBrush);
-      p.drawPath(path);
-      p.setBrush(ink);
-      p.setPen(Qt::NoPen);
-      for (const QPointF& c : centres) p.drawEllipse(c, 1.6, 1.6);
-      p.setPen(QPen(ink, 1.5));
-      p.setBrush(Qt::NoBrush);
-      p.drawEllipse(centres.front(), 4.5, 4.5);  // where logical block 0 lives
-      const QRectF first = slotRect(static_cast<int>(it->block_table.front().frame),
-                                    it->block_table.front().slot);
-      if (first.width() >= 14 && first.height() >= 12) {
-        QFont f = font();
-        f.setPixelSize(std::clamp(static_cast<int>(first.height() * 0.45), 8, 12));
-        f.setBold(true);
-        p.setFont(f);
-        for (std::size_t i = 0; i < it->block_table.size(); ++i) {
-          const auto& b = it->block_table[i];
-          const QRectF r = slotRect(static_cast<int>(b.frame), b.slot);
-          if (r.width() < 14 || r.height() < 12) continue;
-          p.setPen(theme_->dark ? QColor(Qt::black) : QColor(Qt::white));
-          p.drawText(r.adjusted(1, 1, 1, 1), Qt::AlignCenter, QString::number(i));
-          p.setPen(theme_->dark ? QColor(Qt::white) : QColor(Qt::black));
-          p.drawText(r, Qt::AlignCenter, QString::number(i));
-        }
-      }
-      p.setRenderHint(QPainter::Antialiasing, false);
-    }
+const sequence_summary* BlockMapWidget::selectedSummary() const {
+  if (selected_ == no_sequence || !snapshot_) return nullptr;
+  const auto& seqs = snapshot_->pool->sequences;
+  const auto it = std::find_if(seqs.begin(), seqs.end(),
+                               [&](const sequence_summary& s) { return s.id == selected_; });
+  return it == seqs.end() ? nullptr : &*it;
+}
+
+QPolygon BlockMapWidget::traceInDevicePixels() const {
+  QPolygon trace;
+  const sequence_summary* seq = selectedSummary();
+  if (!seq || !layout_.marksFollowed()) return trace;
+  const auto& frames = snapshot_->pool->frames.frames;
+  trace.reserve(static_cast<qsizetype>(seq->block_table.size()));
+  for (const block_location& b : seq->block_table) {
+    if (b.frame >= frames.size()) continue;
+    trace.push_back(layout_.slotRect(static_cast<int>(b.frame), b.slot, frames[b.frame].slot_count).center());
   }
+  return trace;
+}
+
+// The block table in logical order: a path hopping between scattered physical frames, block 0
+// circled. Where cells are small the image already holds the path and a mark on every block
+// (drawFollowMarks), drawn once per image instead of at every paint: only the circle is left.
+void BlockMapWidget::drawTrace(QPainter& p) {
+  const sequence_summary* seq = selectedSummary();
+  if (!seq || seq->block_table.empty()) return;
+  const QColor ink = theme_->text;
+  const bool marked = layout_.marksFollowed();
+  p.setRenderHint(QPainter::Antialiasing);
+  if (!marked) {
+    QPainterPath path;
+    QVector<QPointF> centres;
+    for (const block_location& b : seq->block_table) {
+      const QPointF c = slotRect(static_cast<int>(b.frame), b.slot).center();
+      if (centres.isEmpty()) path.moveTo(c); else path.lineTo(c);
+      centres.push_back(c);
+    }
+    QColor line = ink;
+    line.setAlpha(theme_->dark ? 120 : 95);
+    p.setPen(QPen(line, 1.0));
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(path);
+    p.setBrush(ink);
+    p.setPen(Qt::NoPen);
+    for (const QPointF& c : centres) p.drawEllipse(c, 1.6, 1.6);
+  }
+  p.setPen(QPen(ink, 1.5));
+  p.setBrush(Qt::NoBrush);
+  const auto& first = seq->block_table.front();
+  const double ring = marked ? 6.5 : 4.5;  // around a mark, not through it
+  p.drawEllipse(slotRect(static_cast<int>(first.frame), first.slot).center(), ring, ring);
+  drawLogicalIndices(p, seq->block_table);
+  p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+// Each block's logical index in its slot, where slots are big enough to read it.
+void BlockMapWidget::drawLogicalIndices(QPainter& p, const std::vector<block_location>& table) {
+  const QRectF first = slotRect(static_cast<int>(table.front().frame), table.front().slot);
+  if (first.width() < 14 || first.height() < 12) return;
+  QFont f = font();
+  f.setPixelSize(std::clamp(static_cast<int>(first.height() * 0.45), 8, 12));
+  f.setBold(true);
+  p.setFont(f);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const QRectF r = slotRect(static_cast<int>(table[i].frame), table[i].slot);
+    if (r.width() < 14 || r.height() < 12) continue;
+    p.setPen(theme_->dark ? QColor(Qt::black) : QColor(Qt::white));
+    p.drawText(r.adjusted(1, 1, 1, 1), Qt::AlignCenter, QString::number(i));
+    p.setPen(theme_->dark ? QColor(Qt::white) : QColor(Qt::black));
+    p.drawText(r, Qt::AlignCenter, QString::number(i));
+  }
+}
+
+void BlockMapWidget::drawOverlay(QPainter& p) {
+  drawTrace(p);
   drawMarks(p);
+  const QColor ink = theme_->text;
   if (focusFrame_ >= 0) {
     p.setPen(QPen(theme_->accent, 2));
     p.setBrush(Qt::NoBrush);
@@ -331,41 +336,6 @@ BlockMapWidget::Target BlockMapWidget::targetAt(QPoint pos) const {
     }
   }
   return t;
-}
-
-QString BlockMapWidget::describeAt(QPoint pos) const {
-  const Target t = targetAt(pos);
-  if (t.frame < 0) return {};
-  const auto& frames = snapshot_->pool->frames.frames;
-  const std::uint32_t bs = snapshot_->pool->frames.block_size;
-  if (t.lastFrame > t.frame) {
-    int used = 0, freeCount = 0;
-    std::array<int, 4> blocks{};
-    for (int f = t.frame; f <= t.lastFrame; ++f) {
-      const frame_info& fr = frames[static_cast<std::size_t>(f)];
-      if (fr.is_free()) { ++freeCount; continue; }
-      ++used;
-      for (int s = 0; s < fr.slot_count; ++s) {
-        if (fr.blocks[static_cast<std::size_t>(s)].refcount > 0) ++blocks[static_cast<std::size_t>(ordinal(fr.tier))];
-      }
-    }
-    return tr("Frames %1–%2 (%3 frames share this pixel)\n%4 in use, %5 free\n"
-              "blocks: fp16 %6, q8 %7, fp8 %8, q4 %9")
-        .arg(t.frame).arg(t.lastFrame).arg(t.lastFrame - t.frame + 1).arg(used).arg(freeCount)
-        .arg(blocks[0]).arg(blocks[1]).arg(blocks[2]).arg(blocks[3]);
-  }
-  const frame_info& f = frames[static_cast<std::size_t>(t.frame)];
-  if (f.is_free() && f.slot_count == 1) {
-    return tr("Frame %1: free (room for one fp16 block, two 8-bit or four 4-bit blocks)").arg(t.frame);
-  }
-  QString text = tr("Frame %1 — %2, holds %3").arg(t.frame).arg(QString::fromLatin1(tag(f.tier).data()))
-                     .arg(splitName(f));
-  for (int s = 0; s < f.slot_count; ++s) {
-    const QString line = slotLine(f.blocks[static_cast<std::size_t>(s)], bs);
-    text += (s == t.slot && f.slot_count > 1 ? QStringLiteral("\n▸ slot %1: %2")
-                                             : QStringLiteral("\n   slot %1: %2")).arg(s).arg(line);
-  }
-  return text;
 }
 
 bool BlockMapWidget::event(QEvent* e) {

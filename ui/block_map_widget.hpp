@@ -81,6 +81,12 @@ class BlockMapWidget : public QWidget {
   void rebuildHighlight();
   void ensureImage();
   void drawOverlay(QPainter& painter);
+  void drawTrace(QPainter& painter);
+  void drawLogicalIndices(QPainter& painter, const std::vector<block_location>& table);
+  // The selected sequence in the snapshot, null when none is (or it is gone).
+  const sequence_summary* selectedSummary() const;
+  // Its slot centres in logical order, for drawFollowMarks (empty where cells are not marked).
+  QPolygon traceInDevicePixels() const;
   void drawMarks(QPainter& painter);
   double dpr() const;
 

@@ -2,7 +2,9 @@
 // Not a test (no timed assertions): it prints figures and ratios to two baselines measured in
 // the same run — blitting the cached image (paint without a rebuild) and a plain fill of an
 // image of the same size.
+// --follow S follows sequence S (0..499) as a click would: the rest dimmed, its blocks traced.
 //   QT_QPA_PLATFORM=offscreen block_map_bench [--frames N] [--iterations N] [--size WxH] [--threads N]
+//       [--follow S]
 #include <QApplication>
 #include <QElapsedTimer>
 
@@ -56,6 +58,19 @@ std::shared_ptr<engine_snapshot> syntheticPool(std::uint32_t frames, std::uint64
       }
     }
   }
+  // The running sequences' block tables (in frame order; good enough for a path to draw), so a
+  // followed sequence has blocks to highlight.
+  pool->sequences.resize(500);
+  for (std::size_t i = 0; i < pool->sequences.size(); ++i) pool->sequences[i].id = static_cast<kvscope::sequence_id>(i);
+  for (std::uint32_t f = 0; f < frames; ++f) {
+    const frame_info& fr = pool->frames.frames[f];
+    for (int i = 0; i < fr.slot_count; ++i) {
+      const auto& slot = fr.blocks[static_cast<std::size_t>(i)];
+      if (slot.refcount == 0 || slot.owner < 0) continue;
+      pool->sequences[static_cast<std::size_t>(slot.owner)].block_table.push_back(
+          {f, static_cast<std::uint8_t>(i), fr.tier, slot.refcount > 1});
+    }
+  }
   return s;
 }
 
@@ -81,12 +96,13 @@ int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   std::uint32_t frames = 262'144;
-  int iterations = 50, width = 1280, height = 800, threads = 2;
+  int iterations = 50, width = 1280, height = 800, threads = 2, follow = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--frames")) frames = static_cast<std::uint32_t>(std::stoul(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--iterations")) iterations = std::stoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--size")) std::sscanf(argv[i + 1], "%dx%d", &width, &height);
     else if (!std::strcmp(argv[i], "--threads")) threads = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--follow")) follow = std::stoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "block_map_bench: unknown option %s\n", argv[i]);
       return 2;
@@ -97,6 +113,7 @@ int main(int argc, char** argv) {
   map.resize(width, height);
   map.setRenderThreads(threads);
   map.setSnapshot(a);
+  if (follow >= 0) map.selectSequence(follow);
   map.show();
   QApplication::processEvents();
 
@@ -126,8 +143,9 @@ int main(int argc, char** argv) {
   const Stats f = summarize(full), g = summarize(fill), p = summarize(blit), z = summarize(baseline),
               u = summarize(cpu);
   std::printf("block map repaint, %u frames in %dx%d px (cell %d px, %d frames/px), %d iterations, "
-              "up to %d fill threads\n",
-              frames, l.size.width(), l.size.height(), l.cell, l.framesPerPixel, iterations, threads);
+              "up to %d fill threads, followed sequence %d\n",
+              frames, l.size.width(), l.size.height(), l.cell, l.framesPerPixel, iterations, threads,
+              static_cast<int>(map.selectedSequence()));
   std::printf("  full repaint (rebuild + paint): median %.2f ms  p90 %.2f ms  min %.2f ms  (target <= 8 ms)\n",
               f.median, f.p90, f.min);
   std::printf("    of which image fill:         median %.2f ms\n", g.median);

@@ -48,7 +48,11 @@ slo_spec sloOf(const std::string& text);
 class BackgroundRun : public QObject {
   Q_OBJECT
  public:
-  explicit BackgroundRun(QObject* parent = nullptr);
+  // How much a job may take from the live engine: what the user asked for (a what-if) runs as
+  // the engine does; work done ahead of any question (finding the moments to jump to) yields.
+  enum class Share { asked, ahead };
+
+  explicit BackgroundRun(QObject* parent = nullptr, Share share = Share::asked);
   ~BackgroundRun() override;
 
   // Starts running `run` as given (callers pass wholeRun(...) for a one-config run); cancels
@@ -72,6 +76,7 @@ class BackgroundRun : public QObject {
   void progress(quint64 job, double fraction, double secondsLeft);
 
  private:
+  Share share_;
   JobTracker jobs_;  // last: its destructor joins the workers before the rest goes
 };
 

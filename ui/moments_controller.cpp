@@ -28,7 +28,8 @@ bool actsOnEngine(const runner_command& c) {
 MomentsController::MomentsController(EngineBridge* bridge, RunPanel* runPanel, PolicyController* policy,
                                      QObject* parent)
     : QObject(parent), bridge_(bridge), runPanel_(runPanel), policy_(policy) {
-  jobs_ = new BackgroundRun(this);
+  // Found before anyone asks: the live run keeps its pace while a long load is searched.
+  jobs_ = new BackgroundRun(this, BackgroundRun::Share::ahead);
   menu_ = new QMenu(tr("&Jump to"), runPanel_);
   menu_->setObjectName(QStringLiteral("jumpMenu"));
   runPanel_->jumpButton()->setMenu(menu_);

@@ -60,7 +60,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
   // Beside the buttons, not on a row of its own: the column's tabs below need the height.
   jump_ = new QToolButton;
   jump_->setObjectName(QStringLiteral("jumpTo"));
-  jump_->setText(tr("Jump to"));
+  // The arrow in the text, not the style's menu indicator, which the narrow column clipped.
+  jump_->setText(tr("Jump to ▾"));
+  jump_->setStyleSheet(QStringLiteral("QToolButton::menu-indicator { image: none; width: 0px; }"));
   jump_->setPopupMode(QToolButton::InstantPopup);
   jump_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
   jump_->setFocusPolicy(Qt::TabFocus);

@@ -31,6 +31,7 @@
 #include "run_loader.hpp"
 #include "run_panel.hpp"
 #include "run_setup.hpp"
+#include "run_status.hpp"
 #include "stats_panel.hpp"
 #include "sweep_panel.hpp"
 #include "util/byte_size.hpp"
@@ -40,7 +41,6 @@
 namespace kvscope::ui {
 namespace {
 
-QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
 
 // A short name for a run: the trace's file name, or the demo / a generated load.
 QString describe(const run_description& s) {
@@ -65,7 +65,7 @@ MainWindow::MainWindow(std::unique_ptr<engine_feed> feed, run_description run, d
   buildCentral();
   buildDocks();
   buildMenus();
-  buildStatusBar();
+  status_ = new RunStatus(statusBar(), this);
   wire();
   wireComparison();
   WheelGuard::guard(this);
@@ -133,43 +133,6 @@ void MainWindow::buildCentral() {
   updateSelectionHint(no_sequence);
 }
 
-void MainWindow::buildStatusBar() {
-  const auto add = [this](const QString& tip) {
-    auto* l = new QLabel;
-    l->setToolTip(tip);
-    l->setTextFormat(Qt::RichText);
-    statusBar()->addPermanentWidget(l);
-    return l;
-  };
-  // The numbers change several times a second: labels that repaint without re-laying out the
-  // window, with room for the longest usual text from the start.
-  const auto addLive = [this](const QString& tip, const QString& widest, Qt::TextFormat format) {
-    auto* l = new LiveLabel(format);
-    l->setToolTip(tip);
-    l->reserveRoomFor(widest);
-    statusBar()->addPermanentWidget(l);
-    return l;
-  };
-  progress_ = new QProgressBar;
-  progress_->setRange(0, 1000);
-  progress_->setMaximumWidth(160);
-  progress_->setMaximumHeight(14);
-  progress_->setTextVisible(false);
-  progress_->setVisible(false);
-  statusBar()->addPermanentWidget(progress_);
-  errorLabel_ = add(tr("Why the engine stopped"));
-  errorLabel_->setVisible(false);
-  feedLabel_ = add(tr("What the engine runs"));
-  stepLabel_ = addLive(tr("Engine step"), QStringLiteral("step 0000000"), Qt::PlainText);
-  timeLabel_ = addLive(tr("Simulated time"), QStringLiteral("t = 00000.0 s"), Qt::PlainText);
-  pressureLabel_ = addLive(tr("Raw pressure and its EWMA, which the policy compares with its thresholds"),
-                           QStringLiteral("pressure 0.000 · EWMA 0.000"), Qt::PlainText);
-  levelLabel_ = addLive(tr("The policy's level: how cold blocks are stored now"),
-                        QStringLiteral("level ■ fp16"), Qt::RichText);
-  queueLabel_ = addLive(tr("Sequences running / requests waiting"),
-                        QStringLiteral("running 000 · waiting 0000"), Qt::PlainText);
-}
-
 void MainWindow::showRunDescription() {
   mapExplain_->setText(tr(
       "Each square is a <b>frame</b>: the memory of one fp16 block of %1 tokens. Under pressure the "
@@ -178,12 +141,11 @@ void MainWindow::showRunDescription() {
       "not yet written. Hover for details; <b>click a block</b> to follow its sequence.").arg(run_.options.block_size));
   const QString model = QString::fromStdString(run_.options.model);
   const QString budget = QString::fromStdString(budgetLabel(run_.options));
-  feedLabel_->setText(tr("%1 · %2 · %3 · %4")
-                          .arg(describe(run_), model, budget,
-                               run_.options.payload == payload_mode::data ? tr("data") : tr("accounting")));
-  feedLabel_->setToolTip(tr("Load: %1\nSame run headless: %2")
-                             .arg(QString::fromStdString(run_.load_spec),
-                                  QString::fromStdString(cliEquivalent(run_))));
+  status_->showRun(tr("%1 · %2 · %3 · %4")
+                       .arg(describe(run_), model, budget,
+                            run_.options.payload == payload_mode::data ? tr("data") : tr("accounting")),
+                   tr("Load: %1\nSame run headless: %2")
+                       .arg(QString::fromStdString(run_.load_spec), QString::fromStdString(cliEquivalent(run_))));
 }
 
 void MainWindow::wire() {
@@ -198,7 +160,7 @@ void MainWindow::wire() {
   connect(bridge_, &EngineBridge::historyReset, this, &MainWindow::onHistoryReset);
   connect(metricsExport_, &MetricsExport::finished, this, &MainWindow::onMetricsExported);
   connect(metricsExport_, &MetricsExport::progress, this,
-          [this](double fraction) { progress_->setValue(static_cast<int>(fraction * 1000)); });
+          [this](double fraction) { status_->showProgress(fraction); });
   connect(runPanel_, &RunPanel::command, bridge_, &EngineBridge::post);
   connect(runPanel_, &RunPanel::resetRequested, this, &MainWindow::resetRun);
   connect(runPanel_, &RunPanel::seedChanged, loadPanel_, &LoadPanel::setSeed);
@@ -213,12 +175,12 @@ void MainWindow::wire() {
     loader_->cancel();
     loadPanel_->showProgress(-1, {});
     loadPanel_->showMessage(tr("Cancelled; the current run goes on."), false);
-    progress_->setVisible(false);
+    status_->hideProgress();
     statusBar()->clearMessage();
   });
   connect(loader_, &RunLoader::progress, this, [this](quint64, double fraction, const QString& text) {
     loadPanel_->showProgress(fraction, text);
-    progress_->setValue(static_cast<int>(fraction * 1000));
+    status_->showProgress(fraction);
     statusBar()->showMessage(text);
   });
   connect(blockMap_, &BlockMapWidget::sequenceSelected, blockTable_, &BlockTablePanel::showSequence);
@@ -252,22 +214,7 @@ void MainWindow::showNumbers(const SnapshotPtr& s) {
   memoryPlot_->setSnapshot(s);
   statsPanel_->setSnapshot(s);
   statsPanel_->setStepRate(bridge_->stepsPerSecond());
-  const step_metrics& m = s->latest;
-  stepLabel_->setText(tr("step %1").arg(s->step));
-  timeLabel_->setText(tr("t = %1 s").arg(s->sim_time_s, 0, 'f', 1));
-  // Only the ewma family has a controller; the others' level is the most compact one in use.
-  pressureLabel_->setText(s->policy.family == policy_family::ewma
-                              ? tr("pressure %1 · EWMA %2").arg(m.kv_cache_usage_perc, 0, 'f', 3).arg(s->policy_now.ewma, 0, 'f', 3)
-                              : tr("pressure %1").arg(m.kv_cache_usage_perc, 0, 'f', 3));
-  const precision level = m.level;
-  levelLabel_->setText(tr("level <span style='color:%1'>■</span> <b>%2</b>")
-                           .arg(theme_->levelColor(level).name(), levelName(level)));
-  queueLabel_->setText(tr("running %1 · waiting %2").arg(m.num_requests_running).arg(m.num_requests_waiting));
-  if (s->error.empty() != errorLabel_->isHidden()) {
-    errorLabel_->setVisible(!s->error.empty());
-    errorLabel_->setText(tr("<span style='color:#c0392b'><b>engine stopped:</b> %1 (Reset starts over)</span>")
-                             .arg(QString::fromStdString(s->error).toHtmlEscaped()));
-  }
+  status_->showSnapshot(*s, *theme_);
   if (s->rejected_total > rejectionsAnnounced_ && !s->recent_rejections.empty()) {
     // Said once per new rejection, in the status bar where the eye already is; short, as the
     // run's description beside it leaves a third of a laptop screen for it. The statistics
@@ -359,7 +306,7 @@ void MainWindow::setTourMode(bool on) {
   moments_->setActive(!on);
   setAcceptDrops(!on);
   for (QAction* a : liveActions_) a->setEnabled(!on);
-  if (on) feedLabel_->setToolTip(tr("A guided tour; kvscope-cli tour prints it as text"));
+  if (on) status_->setRunToolTip(tr("A guided tour; kvscope-cli tour prints it as text"));
 }
 
 void MainWindow::setDarkTheme(bool dark) {

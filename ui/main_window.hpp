@@ -22,13 +22,13 @@
 class QLabel;
 class QAction;
 class QDockWidget;
-class QProgressBar;
 class QTimer;
 class QToolButton;
 
 namespace kvscope::ui {
 
 class BlockMapWidget;
+class RunStatus;
 class BlockTablePanel;
 class ColorLegend;
 class ComparePanel;
@@ -177,7 +177,6 @@ class MainWindow : public QMainWindow {
   void buildRunMenu();
   void buildViewMenu();
   void buildHelpMenu();
-  void buildStatusBar();
   void wire();
   void buildControllers();  // the policy's path and the comparisons, before their docks
   void wireComparison();    // what the comparisons ask of the window
@@ -224,14 +223,7 @@ class MainWindow : public QMainWindow {
   QAction* bySequence_ = nullptr;
   QAction* darkAction_ = nullptr;
   QList<QAction*> liveActions_;  // what a tour disables
-  LiveLabel* stepLabel_ = nullptr;
-  LiveLabel* timeLabel_ = nullptr;
-  LiveLabel* pressureLabel_ = nullptr;
-  LiveLabel* levelLabel_ = nullptr;
-  LiveLabel* queueLabel_ = nullptr;
-  QLabel* feedLabel_ = nullptr;
-  QLabel* errorLabel_ = nullptr;
-  QProgressBar* progress_ = nullptr;
+  RunStatus* status_ = nullptr;  // the status bar's permanent part
   QByteArray defaultState_;  // the docks as built, for View > Reset layout
   SnapshotPtr lastShown_;
   SnapshotPtr numbersShown_;       // what the numbers, donut and block table show

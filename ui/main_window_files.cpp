@@ -34,6 +34,7 @@
 #include "run_loader.hpp"
 #include "run_panel.hpp"
 #include "run_setup.hpp"
+#include "run_status.hpp"
 #include "run_store.hpp"
 #include "stats_panel.hpp"
 #include "sweep_panel.hpp"
@@ -161,15 +162,14 @@ bool MainWindow::exportMetrics(const QString& path, QString* error) {
   }
   // A longer run: its session is run again off the GUI thread for the steps the window let go.
   metricsExport_->start(sessionAt(run_, *snap), std::move(kept), path);
-  progress_->setValue(0);
-  progress_->setVisible(true);
+  status_->showProgress(0);
   statusBar()->showMessage(tr("Writing all %1 steps to %2: running the session again (the run goes on "
                               "meanwhile)…").arg(snap->step).arg(path));
   return true;
 }
 
 void MainWindow::onMetricsExported(const QString& path, const MetricsExport::Result& r) {
-  progress_->setVisible(false);
+  status_->hideProgress();
   if (r.complete) {
     statusBar()->showMessage(tr("Metrics written to %1: %2").arg(path, r.message), 10000);
   } else {  // dropped steps (or no file at all) are worth a dialog
@@ -212,12 +212,11 @@ quint64 MainWindow::prepareRun(run_description run, const QString& what, bool re
   // the run panel shows.
   const runner_options options = liveRunnerOptions(replay ? 0.0 : runPanel_->stepsPerSecond());
   loadPanel_->showProgress(0, tr("Preparing %1…").arg(what));
-  progress_->setValue(0);
-  progress_->setVisible(true);
+  status_->showProgress(0);
   statusBar()->showMessage(tr("Preparing %1… (the current run goes on meanwhile)").arg(what));
   return loader_->start(std::move(run), options, [this, what, replay](RunLoader::Result&& r) {
     loadPanel_->showProgress(-1, {});
-    progress_->setVisible(false);
+    status_->hideProgress();
     if (!r.feed) {  // the reader's message; the running load is untouched
       loadPanel_->showMessage(r.error, true);
       report(false, QString(), r.error);

@@ -2,6 +2,7 @@
 #include <array>
 
 #include "block_map_widget.hpp"
+#include "theme.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -57,7 +58,7 @@ QString BlockMapWidget::describeAt(QPoint pos) const {
   if (f.is_free() && f.slot_count == 1) {
     return tr("Frame %1: free (room for one fp16 block, two 8-bit or four 4-bit blocks)").arg(t.frame);
   }
-  QString text = tr("Frame %1 — %2, holds %3").arg(t.frame).arg(QString::fromLatin1(tag(f.tier).data()))
+  QString text = tr("Frame %1 — %2, holds %3").arg(t.frame).arg(levelName(f.tier))
                      .arg(splitName(f));
   for (int s = 0; s < f.slot_count; ++s) {
     const QString line = slotLine(f.blocks[static_cast<std::size_t>(s)], bs);

@@ -59,7 +59,7 @@ QVariant BlockTableModel::data(const QModelIndex& index, int role) const {
       }
       case colFrame: return b.frame;
       case colSlot: return b.slot;
-      case colTier: return QString::fromLatin1(tag(b.tier).data());
+      case colTier: return levelName(b.tier);
       case colShared: return b.shared ? tr("shared") : QString();
       default: return {};
     }
@@ -72,7 +72,7 @@ QVariant BlockTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     return tr("Logical block %1 (tokens %2–%3) is in frame %4, slot %5, stored as %6%7")
         .arg(index.row()).arg(first).arg(first + blockSize_ - 1).arg(b.frame).arg(b.slot)
-        .arg(QString::fromLatin1(tag(b.tier).data()))
+        .arg(levelName(b.tier))
         .arg(b.shared ? tr(" — shared with other sequences (prefix cache hit)") : QString());
   }
   return {};
@@ -197,7 +197,7 @@ void BlockTablePanel::refresh() {
   QString tiers;
   for (precision p : all_precisions) {
     const int n = perTier[static_cast<std::size_t>(ordinal(p))];
-    if (n > 0) tiers += QStringLiteral(" %1×%2").arg(n).arg(QString::fromLatin1(tag(p).data()));
+    if (n > 0) tiers += QStringLiteral(" %1×%2").arg(n).arg(levelName(p));
   }
   const std::uint32_t decoded = seq->tokens > seq->prompt_tokens ? seq->tokens - seq->prompt_tokens : 0;
   header_->setText(

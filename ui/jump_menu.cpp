@@ -1,4 +1,5 @@
 #include "jump_menu.hpp"
+#include "theme.hpp"
 
 #include <QAction>
 #include <QLocale>
@@ -48,7 +49,7 @@ QString momentText(const moment& m) {
           .arg(seconds(m.sim_time_s), seconds(m.until_s))
           .arg(m.value, 0, 'f', 1);
     case moment_kind::level_change:
-      return QObject::tr("%1 from %2 s").arg(QString::fromLatin1(tag(m.level).data()), seconds(m.sim_time_s));
+      return QObject::tr("%1 from %2 s").arg(levelName(m.level), seconds(m.sim_time_s));
     case moment_kind::preemption:
       return m.value > 1 ? QObject::tr("preemption at %1 s (%2 sequences)").arg(seconds(m.sim_time_s)).arg(m.value)
                          : QObject::tr("preemption at %1 s").arg(seconds(m.sim_time_s));

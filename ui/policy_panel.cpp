@@ -14,6 +14,7 @@
 #include "family_box.hpp"
 #include "option_widgets.hpp"
 #include "run/option_table.hpp"
+#include "theme.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -210,8 +211,8 @@ void PolicyPanel::showConfig() {
                        "levels %5…%6.")
                         .arg(q8, 0, 'f', 3).arg(std::max(0.0, q8 - h), 0, 'f', 3)
                         .arg(q4, 0, 'f', 3).arg(std::max(0.0, q4 - h), 0, 'f', 3)
-                        .arg(QString::fromLatin1(tag(config_.min_level).data()),
-                             QString::fromLatin1(tag(config_.max_level).data())));
+                        .arg(levelName(config_.min_level),
+                             levelName(config_.max_level)));
   updating_ = false;
 }
 

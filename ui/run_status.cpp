@@ -9,8 +9,6 @@
 namespace kvscope::ui {
 namespace {
 
-QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
-
 }  // namespace
 
 RunStatus::RunStatus(QStatusBar* bar, QObject* parent) : QObject(parent) {

@@ -13,6 +13,7 @@
 
 #include "io/session_file.hpp"
 #include "run/summary_compare.hpp"
+#include "theme.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -64,8 +65,8 @@ QString compactConfig(const policy_config& c) {
                      .arg(double{c.hysteresis}, 0, 'g', 3)
                      .arg(double{c.ewma_alpha}, 0, 'g', 3);
   if (c.min_level != precision::fp16 || c.max_level != precision::q4) {
-    text += QStringLiteral(" · %1…%2").arg(QString::fromLatin1(tag(c.min_level).data()),
-                                           QString::fromLatin1(tag(c.max_level).data()));
+    text += QStringLiteral(" · %1…%2").arg(levelName(c.min_level),
+                                           levelName(c.max_level));
   }
   return text;
 }

@@ -8,6 +8,7 @@
 
 #include "run/run_summary.hpp"
 #include "live_label.hpp"
+#include "theme.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -73,7 +74,7 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   for (precision p : all_precisions) {
     const int i = ordinal(p);
     const auto u = static_cast<std::size_t>(i);
-    quality->addWidget(new QLabel(QString::fromLatin1(tag(p).data())), i + 2, 0);
+    quality->addWidget(new QLabel(levelName(p)), i + 2, 0);
     int column = 1;
     for (auto* cells : {&rmse_, &attention_, &runRmse_, &runAttention_}) {
       (*cells)[u] = new LiveLabel;

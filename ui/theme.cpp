@@ -128,6 +128,8 @@ const Theme& darkTheme() {
   return t;
 }
 
+QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
+
 void applyPlotTheme(QCustomPlot* plot, const Theme& t) {
   plot->setBackground(t.base);
   plot->axisRect()->setBackground(t.base);

@@ -3,6 +3,7 @@
 // Okabe–Ito colour-blind-safe set, ordered from cool (fp16, roomy) to hot (q4, compact).
 #include <QColor>
 #include <QPalette>
+#include <QString>
 
 #include <array>
 #include <cstdint>
@@ -42,6 +43,9 @@ const Theme& darkTheme();
 
 // Linear mix: t = 0 gives a, t = 1 gives b.
 QColor mix(const QColor& a, const QColor& b, double t);
+
+// A level as the GUI names it everywhere: its tag, "fp16", "q8", "fp8" or "q4".
+QString levelName(precision p);
 
 // Background, axes, grid and legend of a QCustomPlot in the theme's colours (1 px pens).
 void applyPlotTheme(QCustomPlot* plot, const Theme& t);

@@ -39,8 +39,6 @@ QLabel* textLabel(int pixels, bool bold = false) {
   return l;
 }
 
-QString levelName(precision p) { return QString::fromLatin1(tag(p).data()); }
-
 // What the footer says of the pool, the policy and the counters (the same counters as the text
 // of the tour, with what this step added: what the narration speaks of).
 QString stateLine(const tour_state& s, const tour_state* before) {

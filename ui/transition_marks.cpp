@@ -31,7 +31,7 @@ std::vector<TransitionCluster> clusterTransitions(const std::deque<level_transit
 }
 
 QString describeCluster(const TransitionCluster& c) {
-  const auto name = [](precision p) { return QString::fromLatin1(tag(p).data()); };
+  const auto name = levelName;
   if (c.count() == 1) {
     return QObject::tr("Level %1: %2 → %3 at t = %4 s (EWMA %5)")
         .arg(c.up ? QObject::tr("up") : QObject::tr("down"), name(c.from), name(c.to))

@@ -122,6 +122,13 @@ expected<engine_setup, std::string> resolve_setup(const engine_options& o, const
   if (s.max_model_len == 0 && s.model.max_position_embeddings <= u32_max) {
     s.max_model_len = static_cast<std::uint32_t>(s.model.max_position_embeddings);
   }
+  if (!o.scheduler.chunked_prefill && s.max_model_len > o.scheduler.max_num_batched_tokens) {
+    // vLLM refuses the same server at start-up: a longer prompt could never be scheduled whole.
+    return unexpected{"max_num_batched_tokens (" + std::to_string(o.scheduler.max_num_batched_tokens) +
+                      ") is smaller than max_model_len (" + std::to_string(s.max_model_len) +
+                      "): without chunked prefill a step must hold a whole prompt; raise the first or "
+                      "lower the second"};
+  }
   if (!o.slo.empty()) {
     auto slo = parse_slo(o.slo);
     if (!slo) return unexpected{slo.error()};

@@ -105,6 +105,21 @@ std::string_view main_cause_key(const lever_advice& advice) noexcept {
   return advice.overloaded ? std::string_view("overloaded") : key_of(advice.cause);
 }
 
+namespace {
+
+// Without chunked prefill, whole prompts run in steps of their own and the decodes wait them out;
+// the token budget cannot go below max_model_len there, so the lever is chunking itself.
+void advise_unchunked(lever_advice& a, std::uint32_t chunk) {
+  a.advice = a.cause == miss_cause::prefill_interference
+                 ? "Decodes wait while whole prompts run in steps of their own (chunked prefill is off): chunked "
+                   "prefill lets them run beside the prompts' chunks."
+                 : "Requests wait behind other whole prompts (chunked prefill is off): chunked prefill, or a "
+                   "larger max_num_batched_tokens (now " + std::to_string(chunk) + "), admits them sooner.";
+  a.space = "chunked-prefill=false,true max-num-batched-tokens=" + list({chunk, 2ull * chunk});
+}
+
+}  // namespace
+
 lever_advice advise(const slo_miss_tally& misses, const engine_options& o, double peak_usage,
                     const server_demand& demand) {
   lever_advice a;
@@ -134,15 +149,21 @@ lever_advice advise(const slo_miss_tally& misses, const engine_options& o, doubl
       a.space = "max-num-seqs=" + list({seqs, 2ull * seqs, 4ull * seqs, 8ull * seqs, 16ull * seqs});
       break;
     case miss_cause::behind_prefills:
+    case miss_cause::prefill_interference:
+      if (!o.scheduler.chunked_prefill) {
+        advise_unchunked(a, chunk);
+        break;
+      }
+      if (a.cause == miss_cause::prefill_interference) {
+        a.advice = "Decode steps carry other requests' prefill chunks: a smaller max_num_batched_tokens (now " +
+                   std::to_string(chunk) + ") keeps each step short.";
+        // Not below max_num_seqs: vLLM refuses a token budget smaller than its sequence limit.
+        a.space = "max-num-batched-tokens=" + list({chunk / 16, chunk / 8, chunk / 4, chunk / 2, chunk}, seqs);
+        break;
+      }
       a.advice = "Requests wait behind other prompts for the step's token budget: max_num_batched_tokens (" +
                  std::to_string(chunk) + ") sets how much prefill a step takes; try both ways.";
       a.space = "max-num-batched-tokens=" + list({chunk / 2, chunk, 2ull * chunk, 4ull * chunk}, seqs);
-      break;
-    case miss_cause::prefill_interference:
-      a.advice = "Decode steps carry other requests' prefill chunks: a smaller max_num_batched_tokens (now " +
-                 std::to_string(chunk) + ") keeps each step short.";
-      // Not below max_num_seqs: vLLM refuses a token budget smaller than its sequence limit.
-      a.space = "max-num-batched-tokens=" + list({chunk / 16, chunk / 8, chunk / 4, chunk / 2, chunk}, seqs);
       break;
     case miss_cause::migration:
       a.advice = "Re-quantizing blocks lengthens decode steps: a wider hysteresis or a smaller migration batch "

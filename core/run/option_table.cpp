@@ -146,6 +146,14 @@ const std::vector<option_spec>& table() {
        "Multi-step scheduling as vLLM 0.6's --num-scheduler-steps: decodes scheduled once for this many "
        "steps, no admission in between, their tokens streamed together at the end (1 = off)",
        in_simulate | in_session, false, nullptr, KV_COUNT(scheduler.num_scheduler_steps)},
+      {"chunked-prefill", "chunked_prefill", option_kind::flag, "", 0, 0, 1,
+       "Disable chunked prefill, as vLLM V0's default scheduler below 32K of context: whole prompts "
+       "in steps of their own, decodes only in steps that admit none (max-num-batched-tokens must "
+       "hold max-model-len)",
+       in_simulate | in_session, true, nullptr,
+       [](const engine_options& o) -> option_value { return o.scheduler.chunked_prefill; },
+       [](engine_options& o, const option_value& v) { o.scheduler.chunked_prefill = std::get<bool>(v); },
+       nullptr, false, nullptr, true},
       {"watermark", "watermark", option_kind::real, "", 0, 0.99, 1,
        "Fraction of frames kept free when admitting", in_simulate | in_session, false, nullptr,
        KV_REAL(scheduler.watermark)},

@@ -114,6 +114,12 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
     const std::uint32_t target = s.prefill_target;
     std::uint32_t hits = s.alone_stalls > 0 ? kv_.begin_sequence_afresh(s.id, s.req, target)
                                             : kv_.begin_sequence(s.id, s.req, target);
+    if (!config_.chunked_prefill && target - hits > budget) {
+      // Unchunked, a prompt goes whole or waits for the next step (vLLM V0's default).
+      kv_.end_sequence(s.id);
+      events_.waiting = wait_cause::token_budget;
+      break;
+    }
     std::uint32_t chunk = std::min(target - hits, budget);
     // Alone, nothing will free frames later: evict all it takes rather than wait for ever.
     const bool alone = running_.empty();
@@ -181,6 +187,20 @@ step_plan scheduler::schedule() {
   const std::uint64_t preemptions_before = preemptions_total_;
   if (running_.empty()) decode_run_ = 0;  // everything in the schedule finished: it is over
 
+  // Unchunked (vLLM V0's default scheduler): whole prompts first, alone in their step; the
+  // running decodes wait for a step that admits none. Never inside a multi-step schedule.
+  if (!config_.chunked_prefill && decode_run_ == 0 && !waiting_.empty()) {
+    const std::size_t admitted_from = running_.size();
+    admit(budget, plan);
+    if (plan.admitted > 0) {
+      for (std::size_t r = 0; r < admitted_from; ++r) {
+        running_[r].scheduled_tokens = 0;
+        events_.unscheduled.push_back(running_[r].tag);
+      }
+      for (std::size_t a = admitted_from; a < running_.size(); ++a) account(running_[a], plan);
+      return plan;
+    }
+  }
   // One walk: a sequence that grew is accounted at once. Growing a later one preempts only from
   // the back, never one already accounted, so this equals growing all first and accounting after.
   std::size_t i = 0;
@@ -202,9 +222,10 @@ step_plan scheduler::schedule() {
   }
   // As vLLM: no new admissions in a step that had to preempt, nor inside a multi-step schedule.
   const std::size_t admitted_from = running_.size();
-  if (preemptions_total_ == preemptions_before && decode_run_ == 0) {
+  // (Unchunked, admissions were tried first, above, and left their waiting cause.)
+  if (config_.chunked_prefill && preemptions_total_ == preemptions_before && decode_run_ == 0) {
     admit(budget, plan);
-  } else if (!waiting_.empty()) {
+  } else if (!waiting_.empty() && events_.waiting == wait_cause::none) {
     // Waiting behind a preemption is waiting for memory; inside a multi-step schedule, for the
     // steps of the others' work to end.
     events_.waiting = preemptions_total_ != preemptions_before ? wait_cause::kv_memory : wait_cause::token_budget;

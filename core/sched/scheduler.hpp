@@ -26,6 +26,10 @@ struct scheduler_config {
   // once for this many steps, with no admission in between, and its tokens reach the client
   // together at the end (stream_boundary()). A step with prompt tokens runs alone. 1 = off.
   std::uint32_t num_scheduler_steps = 1;
+  // Chunked prefill (vLLM V1 always; V0 only with --enable-chunked-prefill or a context over 32K):
+  // decodes first, then prompt chunks in the same step. Off, as vLLM V0's default scheduler:
+  // whole prompts first in a step of their own, decodes only in a step that admitted none.
+  bool chunked_prefill = true;
   friend bool operator==(const scheduler_config&, const scheduler_config&) = default;
 };
 

@@ -100,6 +100,24 @@ TEST(WhyMissed, LongPromptsOverShortOutputsInterfereWithDecode) {
   EXPECT_LT(misses(after, miss_cause::prefill_interference), misses(before, miss_cause::prefill_interference));
 }
 
+// Without chunked prefill (vLLM V0's default) the decodes wait out whole prompts: the report
+// says so, names chunked prefill as the lever, and turning it on lifts attainment.
+TEST(WhyMissed, UnchunkedPromptsStallTheDecodes) {
+  const std::string load = "gen:rate=3,prompt=lognormal:4000:0.8,output=uniform:40:0.5,duration=120,seed=1";
+  engine_options o = h100("auto", "ttft=2,tpot=0.03");
+  o.scheduler.chunked_prefill = false;
+  o.max_model_len = 8192;
+  const outcome before = run(o, load);
+  expect_parts_add_up(before);
+  EXPECT_EQ(main_cause(before), miss_cause::prefill_interference);
+  EXPECT_NE(before.summary.levers.advice.find("chunked prefill is off"), std::string::npos);
+  EXPECT_NE(before.summary.levers.space.find("chunked-prefill=false,true"), std::string::npos);
+  o.scheduler.chunked_prefill = true;
+  o.scheduler.max_num_batched_tokens = 1024;
+  const outcome after = run(o, load);
+  EXPECT_GT(attainment(after), attainment(before) + 0.05);
+}
+
 TEST(WhyMissed, ACacheTooSmallQueuesForMemory) {
   const std::string load = "gen:rate=8,prompt=lognormal:1000:0.5,output=uniform:300:0.5,duration=60,seed=2";
   engine_options o = h100("1GiB", "ttft=1,tpot=0.05");

@@ -118,6 +118,8 @@ TEST(OptionTable, SessionFileHoldsEveryOptionAndRoundTrips) {
   o.payload = payload_mode::data;
   o.prefix_caching = false;
   o.scheduler = {17, 1000, 0.05};
+  o.scheduler.chunked_prefill = false;  // a whole prompt of max_model_len fits a step
+  o.max_model_len = 1000;
   o.timing = {0.02, 1e-5, 3e-5};
   o.seed = 99;
   o.quality_every = 3;

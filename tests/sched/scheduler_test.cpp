@@ -57,6 +57,47 @@ TEST(Scheduler, ChunkedPrefillRespectsTheTokenBudget) {
   EXPECT_EQ(p.finished.size(), 2u);
 }
 
+// vLLM V0's default scheduler (chunked prefill off): whole prompts first, in steps of their own;
+// the running decodes wait until a step admits none.
+TEST(Scheduler, UnchunkedPromptsRunWholeAndAlone) {
+  test::counting_kv kv(1000, 16);
+  scheduler_config cfg;
+  cfg.max_num_batched_tokens = 100;
+  cfg.chunked_prefill = false;
+  scheduler s(cfg, kv);
+  s.enqueue(make_request(0, 60, 3));
+  auto p = s.step();
+  EXPECT_EQ(p.prefill_tokens, 60u);
+  s.enqueue(make_request(1, 30, 3));
+  s.enqueue(make_request(2, 80, 3));  // 30 + 80 exceed the budget: waits, not chunked
+  p = s.step();                       // request 1's prompt alone: request 0 does not decode
+  EXPECT_EQ(p.prefill_tokens, 30u);
+  EXPECT_EQ(p.decode_tokens, 0u);
+  EXPECT_EQ(s.events().unscheduled.size(), 1u);
+  EXPECT_EQ(s.events().waiting, wait_cause::token_budget);
+  p = s.step();  // request 2 whole, still alone
+  EXPECT_EQ(p.prefill_tokens, 80u);
+  EXPECT_EQ(p.decode_tokens, 0u);
+  p = s.step();  // nothing left to admit: everyone decodes
+  EXPECT_EQ(p.prefill_tokens, 0u);
+  EXPECT_EQ(p.decode_tokens, 3u);
+  drain(s);
+  EXPECT_EQ(s.finished_total(), 3u);
+}
+
+TEST(Scheduler, ChunkedMixesDecodesIntoPromptSteps) {
+  test::counting_kv kv(1000, 16);
+  scheduler_config cfg;
+  cfg.max_num_batched_tokens = 100;
+  scheduler s(cfg, kv);
+  s.enqueue(make_request(0, 60, 3));
+  (void)s.step();
+  s.enqueue(make_request(1, 120, 3));
+  const auto p = s.step();  // request 0 decodes; request 1 gets the other 99 tokens
+  EXPECT_EQ(p.decode_tokens, 1u);
+  EXPECT_EQ(p.prefill_tokens, 99u);
+}
+
 TEST(Scheduler, MaxNumSeqsCapsTheBatch) {
   test::counting_kv kv(1000, 16);
   scheduler_config cfg;

@@ -47,7 +47,10 @@ bool find_tensor(const nlohmann::json& header, std::string_view data, std::initi
       }
       shape.push_back(d.get<std::uint64_t>());
     }
-    if (shape.size() == 4) shape = {shape[1], shape[0] * shape[2], shape[3]};  // layers x heads
+    // [layers, tokens, heads, head_dim] is read as [tokens, layers x heads, head_dim]: the file's
+    // layer-major order is transposed below, so a token's row holds every layer's heads.
+    const std::uint64_t layers = shape.size() == 4 ? shape[0] : 1;
+    if (shape.size() == 4) shape = {shape[1], shape[0] * shape[2], shape[3]};
     if (shape.size() != 3)
       throw bad_field(where + ": shape: expected [tokens, heads, head_dim] (or layers first)");
     const auto& offsets = it->at("data_offsets");
@@ -66,16 +69,19 @@ bool find_tensor(const nlohmann::json& header, std::string_view data, std::initi
     out.head_dim = static_cast<std::uint32_t>(shape[2]);
     out.values.resize(count);
     const char* p = data.data() + begin;
+    const std::uint64_t layer_values = count / layers, row = shape[1] / layers * shape[2];
     for (std::uint64_t i = 0; i < count; ++i) {
+      float value;
       if (width == 4) {
-        std::memcpy(&out.values[i], p + 4 * i, 4);
+        std::memcpy(&value, p + 4 * i, 4);
       } else {
         std::uint16_t h;
         std::memcpy(&h, p + 2 * i, 2);
-        out.values[i] = dtype == "F16" ? fp16_to_f32(h) : bf16_to_f32(h);
+        value = dtype == "F16" ? fp16_to_f32(h) : bf16_to_f32(h);
       }
-      if (!std::isfinite(out.values[i]))
-        throw bad_field(where + ": value " + std::to_string(i) + " is not finite");
+      if (!std::isfinite(value)) throw bad_field(where + ": value " + std::to_string(i) + " is not finite");
+      const std::uint64_t layer = i / layer_values, token = i % layer_values / row;
+      out.values[token * layers * row + layer * row + i % row] = value;
     }
     return true;
   }

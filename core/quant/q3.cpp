@@ -68,10 +68,6 @@ float inverse_step(fp16_bits scale, std::size_t head_dim) noexcept {
   return step != 0.0f ? 1.0f / step : 0.0f;
 }
 
-float decode_step(fp16_bits scale, std::size_t head_dim) noexcept {
-  return fp16_to_f32(scale) / std::sqrt(static_cast<float>(q3_rotation_size(head_dim)));
-}
-
 }  // namespace q3_detail
 
 }  // namespace kvscope

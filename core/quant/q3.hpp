@@ -13,13 +13,14 @@
 //
 // A tile is `rows` head vectors of one (layer, kv head) of a block, as in q4o. Row r stores
 //   codes   head_dim * 3 / 8 bytes at payload + r * stride * 3 / 8: per group of 32 rotated values
-//           8 bytes of low bits (value i's bits 0-1 in byte i % 8 at bit 2 * (i / 8)) then 4 bytes
-//           of high bits (value i's bit 2 at bit i of a little-endian word)
+//           12 bytes, a little-endian 96-bit number in which value i = 8 s + j (s < 4, j < 8) has
+//           its code at bit 12 j + 3 s (so the 4 codes an AVX2 lane decodes are 12 bits together)
 //   scale   one fp16 s = fp16(sqrt(sum y^2 / (n * head_dim))) (the RMS of x) at
 //           scales[r * stride / head_dim]
 // and a key tile with k > 0 channels has q4o's side record (q4o_side_bytes(rows, k)): the k
 // channels are zeroed before the rotation and restored from it after.
-// Quantize: u = y * (1 / (s * sqrt(n))), code = #{i : u > t_i}. The sum of squares runs in 8
+// Quantize: u = y * (1 / (s * sqrt(n))), m = #{j in 4..6 : |u| > t_j}, code = 3 - m when u's sign
+// bit is set, else 4 + m (the codebooks are symmetric: t_3 = 0). The sum of squares runs in 8
 // lanes (lane l adds y[8j + l]^2 for j = 0, 1, ...) folded as ((l0 + l4) + (l2 + l6)) +
 // ((l1 + l5) + (l3 + l7)), the order of an AVX2 reduction. Dequantize: y' = c[code] * (s / sqrt(n)),
 // x' = D H y' (H H = n I), then the outlier channels' q * d_j.
@@ -27,6 +28,7 @@
 // Two implementations, scalar and AVX2, producing identical bits for every finite input (tests
 // check it). Precondition for every kernel: inputs are finite.
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -106,8 +108,11 @@ namespace q3_detail {
 fp16_bits row_scale(const float* lane_sums, std::size_t head_dim) noexcept;
 // 1 / (s * sqrt(n)), or 0 for a zero scale: what quantize multiplies y by.
 float inverse_step(fp16_bits scale, std::size_t head_dim) noexcept;
-// s / sqrt(n): what dequantize multiplies a centroid by.
-float decode_step(fp16_bits scale, std::size_t head_dim) noexcept;
+// s / sqrt(n): what dequantize multiplies a centroid by. Inline: once a row, and with head_dim
+// a constant the square root folds.
+inline float decode_step(fp16_bits scale, std::size_t head_dim) noexcept {
+  return fp16_to_f32(scale) / std::sqrt(static_cast<float>(q3_rotation_size(head_dim)));
+}
 }  // namespace q3_detail
 
 }  // namespace kvscope

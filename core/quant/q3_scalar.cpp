@@ -2,6 +2,7 @@
 #include <array>
 #include <bit>
 #include <cassert>
+#include <cmath>
 #include <cstring>
 
 #include "quant/q3.hpp"
@@ -9,7 +10,7 @@
 namespace kvscope {
 namespace {
 
-constexpr std::size_t group_bytes = 12;  // 8 bytes of low bits, 4 of high bits
+constexpr std::size_t group_bytes = 12;  // 32 codes of 3 bits
 
 float flip(float v, std::size_t channel) {
   return std::bit_cast<float>(std::bit_cast<std::uint32_t>(v) ^ q3_sign_bits()[channel]);
@@ -30,25 +31,28 @@ void hadamard(float* y, std::size_t d) {
   }
 }
 
+// Value i = 8 s + j of a group has its code at bit 12 j + 3 s of the group's 96 bits (q3.hpp).
+std::size_t code_bit(std::size_t i) { return 12 * (i % 8) + 3 * (i / 8); }
+
 void pack_group(const float* y, float inv, const q3_table& table, std::uint8_t* out) {
-  std::uint32_t high = 0;
-  std::memset(out, 0, 8);
+  std::memset(out, 0, group_bytes);
   for (std::size_t i = 0; i < 32; ++i) {
     const float u = y[i] * inv;
-    std::uint32_t code = 0;
-    for (float t : table.threshold) code += u > t ? 1u : 0u;
-    out[i % 8] = static_cast<std::uint8_t>(out[i % 8] | ((code & 3u) << (2 * (i / 8))));
-    high |= (code >> 2) << i;
+    std::uint32_t m = 0;  // thresholds below |u| on its side of zero
+    for (std::size_t j = 4; j < 7; ++j) m += std::fabs(u) > table.threshold[j] ? 1u : 0u;
+    const std::uint32_t code = std::signbit(u) ? 3 - m : 4 + m;
+    const std::size_t bit = code_bit(i);
+    const std::uint32_t v = code << (bit % 8);  // within 2 bytes, and the last code in byte 11
+    out[bit / 8] = static_cast<std::uint8_t>(out[bit / 8] | v);
+    if (v > 0xFF) out[bit / 8 + 1] = static_cast<std::uint8_t>(out[bit / 8 + 1] | (v >> 8));
   }
-  for (std::size_t b = 0; b < 4; ++b) out[8 + b] = static_cast<std::uint8_t>(high >> (8 * b));
 }
 
 void unpack_group(const std::uint8_t* in, const float* centroid, float* y) {
-  const std::uint32_t high = std::uint32_t{in[8]} | std::uint32_t{in[9]} << 8 |
-                             std::uint32_t{in[10]} << 16 | std::uint32_t{in[11]} << 24;
   for (std::size_t i = 0; i < 32; ++i) {
-    const std::uint32_t code = ((in[i % 8] >> (2 * (i / 8))) & 3u) | (((high >> i) & 1u) << 2);
-    y[i] = centroid[code];
+    const std::size_t bit = code_bit(i), byte = bit / 8;
+    const std::uint32_t two = in[byte] | (byte + 1 < group_bytes ? std::uint32_t{in[byte + 1]} << 8 : 0u);
+    y[i] = centroid[(two >> (bit % 8)) & 7u];
   }
 }
 

@@ -61,6 +61,21 @@ TEST(KvSample, Q4oOnRealKeys) {
   EXPECT_TRUE(std::isnan(q4o_attention_error_of(*s, 17)));
 }
 
+// q3 on the same sample (256 tokens, head_dim 64: 3.55 bits a value): its error sits between
+// q4o's and 1.5 times q4's (0.189 against 0.144; short contexts favour q4, docs/quantization.md),
+// and without its int8 key channels it is several times higher.
+TEST(KvSample, Q3OnRealKeys) {
+  const auto s = parse_kv_sample(sample_file(256, 2, 64), "kv.safetensors");
+  ASSERT_TRUE(s.has_value()) << s.error();
+  const double q4 = attention_error_factors_of(*s)[3];
+  const double q3 = q3_attention_error_of(*s, 4);
+  EXPECT_GT(q3, q4o_attention_error_of(*s, 4));
+  EXPECT_LT(q3, 1.5 * q4);
+  EXPECT_GT(q3_attention_error_of(*s, 0), 2 * q3);
+  EXPECT_GT(q3_attention_error_of(*s, 4, q3_codebook::uniform), 0.0);
+  EXPECT_TRUE(std::isnan(q3_attention_error_of(*s, 17)));
+}
+
 // [layers, tokens, heads, head_dim], as one stacks a model's cache layer by layer: token t's row
 // holds layer 0's heads, then layer 1's.
 TEST(KvSample, LayersFirstAreTransposedToTokenRows) {

@@ -27,20 +27,23 @@ struct bench_quality_options {
   std::string kv_sample;  // a safetensors file of real K/V instead of synthetic data
   std::string q4_format = "q4";  // q4o: every level and both q4 formats, on the kernels
   std::uint32_t q4o_channels = q4o_default_channels;
+  bool q3 = false;  // adds the 3-bit format q3 (quant/q3.hpp), on the kernels
+  std::string q3_codebook = "lloyd-max";
 };
 
-// The table of --q4-format q4o: the sequences measure_attention_error_factors measures (blocks
+// The table of --q4-format q4o or --q3: the sequences measure_attention_error_factors measures (blocks
 // of 16, streams 1000 + i), each block stored and read back on the kernels; for the four levels
 // the figures equal the paged cache's (memory/quality.hpp).
 int run_format_table(const bench_quality_options& o, const model_shape& shape) {
   constexpr std::uint32_t block_size = 16;
   if (!valid_q4o_tile({block_size, shape.head_dim, o.q4o_channels})) {
-    print_error("--q4-format q4o: head_dim must be a multiple of 32 up to 256");
+    print_error("--q4-format q4o, --q3: head_dim must be a multiple of 32 up to 256");
     return exit_bad_input;
   }
   std::vector<stored_format> formats;
   for (precision p : all_precisions) formats.push_back({p});
   formats.push_back({precision::q4, q4_format::q4o, o.q4o_channels});
+  if (o.q3) formats.push_back({precision::q4, q4_format::q4, o.q4o_channels, parse_q3_codebook(o.q3_codebook)});
   std::printf("relative L2 error of decode attention, every block at one level (model %s, %u-token "
               "contexts, %u sequences, seed %llu), blocks stored and read on the kernels\n",
               o.model.c_str(), o.context, o.sequences, static_cast<unsigned long long>(o.seed));
@@ -52,9 +55,12 @@ int run_format_table(const bench_quality_options& o, const model_shape& shape) {
       pooled += measure_format_attention_error(data, shape, f, o.context, block_size, 1000 + i);
     }
     const bool q4o = f.format == q4_format::q4o;
-    std::printf("%-6s  %10.4f  %.6e", q4o ? "q4o" : std::string(tag(f.level)).c_str(),
-                bits_per_value(f, shape, block_size), pooled.relative());
-    if (q4o) {
+    const std::string name = f.q3 ? "q3" : q4o ? "q4o" : std::string(tag(f.level));
+    std::printf("%-6s  %10.4f  %.6e", name.c_str(), bits_per_value(f, shape, block_size), pooled.relative());
+    if (f.q3) {
+      std::printf("  -             (%s codebook, %u key channels at int8; not a cache level yet)\n",
+                  o.q3_codebook.c_str(), f.q4o_channels);
+    } else if (q4o) {
       std::printf("  %.6e  (%u key channels at int8 per block, layer and kv head)\n",
                   q4o_attention_error_factors[f.q4o_channels], f.q4o_channels);
     } else {
@@ -84,6 +90,11 @@ int run_bench_quality(const bench_quality_options& o) {
       std::printf("q4o    %.6e  %s  (%u key channels at int8 per 16 tokens and head)\n",
                   q4o_attention_error_of(*sample, o.q4o_channels), "-           ", o.q4o_channels);
     }
+    if (o.q3) {
+      std::printf("q3     %.6e  %s  (%s codebook, %u key channels at int8 per 16 tokens and head)\n",
+                  q3_attention_error_of(*sample, o.q4o_channels, *parse_q3_codebook(o.q3_codebook)),
+                  "-           ", o.q3_codebook.c_str(), o.q4o_channels);
+    }
     return stdout_exit_status();
   }
   const auto shape = find_model_shape(o.model);
@@ -91,7 +102,7 @@ int run_bench_quality(const bench_quality_options& o) {
     print_error("--model: unknown model '" + o.model + "'");
     return exit_bad_input;
   }
-  if (o.q4_format == "q4o") return run_format_table(o, *shape);
+  if (o.q4_format == "q4o" || o.q3) return run_format_table(o, *shape);
   const auto measured = measure_attention_error_factors(*shape, o.context, o.sequences, o.seed);
   const auto& shipped = attention_error_factors;
   std::printf("relative L2 error of decode attention, every block at one level (model %s, %u-token "
@@ -126,7 +137,14 @@ void add_bench_quality_command(CLI::App& bench, int& exit_code) {
                   "channels at int8) with their bits per value, on the kernels")
       ->check(CLI::IsMember({"q4", "q4o"}))
       ->default_val(o->q4_format);
-  cmd->add_option("--q4o-channels", o->q4o_channels, "Key channels q4o keeps at int8 per block, layer and head")
+  cmd->add_flag("--q3", o->q3,
+                "Add the 3-bit format q3 (rotated 3-bit codes, the outlier key channels at int8; not "
+                "yet a cache level) to the table of every level and both q4 formats, on the kernels");
+  cmd->add_option("--q3-codebook", o->q3_codebook, "q3's codebook: lloyd-max or uniform")
+      ->check(CLI::IsMember({"lloyd-max", "uniform"}))
+      ->default_val(o->q3_codebook);
+  cmd->add_option("--q4o-channels", o->q4o_channels,
+                  "Key channels q4o and q3 keep at int8 per block, layer and head")
       ->check(CLI::Range(0u, q4o_max_channels))
       ->default_val(o->q4o_channels);
   cmd->callback([o, &exit_code] { exit_code = run_bench_quality(*o); });

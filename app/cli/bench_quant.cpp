@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "memory/synthetic_kv.hpp"
 #include "quant/kernels.hpp"
+#include "quant/q3.hpp"
 #include "quant/q4o.hpp"
 #include "quant/tier_layout.hpp"
 #include "util/parallel.hpp"
@@ -28,6 +29,7 @@ struct quant_options {
   std::string kernels = "best";
   std::string q4_format = "q4";  // q4o adds a row for the outlier-aware format
   std::uint32_t q4o_channels = q4o_default_channels;
+  bool q3 = false;  // adds rows for q3 on key tiles (q3k) and value tiles (q3v)
   bool json = false;
 };
 
@@ -54,55 +56,61 @@ void fill_kv(std::vector<fp16_bits>& out) {
   });
 }
 
-// Key tiles as q4o stores them: for each block of 16 positions, one tile of 16 rows x 128 per
-// kv head, the tiles of a block in head order; the same synthetic keys as fill_kv.
-constexpr q4o_tile bench_tile{16, 128, q4o_default_channels};
+// Tiles as q4o and q3 store them: for each block of 16 positions, one tile of 16 rows x 128 per
+// kv head, the tiles of a block in head order; the same synthetic keys (or values) as fill_kv.
+constexpr std::size_t tile_rows = 16, tile_dim = 128;
 
-void fill_key_tiles(std::vector<fp16_bits>& out) {
+void fill_tiles(std::vector<fp16_bits>& out, kv_part part) {
   const model_shape shape{1, 8, 128};
-  const std::size_t tile = bench_tile.rows * bench_tile.head_dim;
+  const std::size_t tile = tile_rows * tile_dim;
   const std::size_t block = shape.kv_heads * tile;
   const synthetic_kv data{.seed = 7};
   parallel_chunks(std::size_t{0}, out.size() / block, std::size_t{1}, [&](std::size_t begin, std::size_t end) {
     std::vector<float> values(shape.head_values());
     std::vector<fp16_bits> halves(values.size());
     for (std::size_t b = begin; b != end; ++b) {
-      for (std::size_t r = 0; r < bench_tile.rows; ++r) {
-        data.fill(kv_part::key, shape, 0, static_cast<std::uint32_t>(b * bench_tile.rows + r), 0, values);
+      for (std::size_t r = 0; r < tile_rows; ++r) {
+        data.fill(part, shape, 0, static_cast<std::uint32_t>(b * tile_rows + r), 0, values);
         best_kernels().f32_to_fp16(values.data(), halves.data(), values.size());
         for (std::size_t h = 0; h < shape.kv_heads; ++h) {
-          std::memcpy(out.data() + b * block + h * tile + r * bench_tile.head_dim,
-                      halves.data() + h * bench_tile.head_dim, bench_tile.head_dim * sizeof(fp16_bits));
+          std::memcpy(out.data() + b * block + h * tile + r * tile_dim, halves.data() + h * tile_dim,
+                      tile_dim * sizeof(fp16_bits));
         }
       }
     }
   });
 }
 
-// q4o on key tiles (values stay q4): the format's costly half. Same timing rules as the others.
-kernel_result time_q4o(const q4o_kernel_set& kernels, std::uint32_t channels, std::size_t elements,
-                       int repeats) {
-  const q4o_tile t{bench_tile.rows, bench_tile.head_dim, channels};
+// Bytes a stored tile takes in each output, so tiles lie back to back.
+struct tile_bytes {
+  std::size_t payload = 0, scale_halves = 0, side = 0;
+};
+
+// A tile format's kernels on tiles of `part` (keys: q4o, q3 with outlier channels; values: q3
+// without). Same timing rules as the levels: quantize the whole buffer, dequantize into a
+// two-tile scratch that stays in cache.
+template <class Tile>
+kernel_result time_tiles(std::string name, const tile_kernel_set<Tile>& kernels, const Tile& t,
+                         tile_bytes per_tile, kv_part part, std::size_t elements, int repeats) {
   const std::size_t tile = t.rows * t.head_dim;
   const std::size_t tiles = elements / (tile * 8) * 8;
-  const std::size_t side_bytes = q4o_side_bytes(t.rows, t.channels);
   std::vector<fp16_bits> source(tiles * tile);
-  fill_key_tiles(source);
-  std::vector<std::uint8_t> payload(tiles * tile / 2, 0), side(tiles * side_bytes, 0);
-  std::vector<fp16_bits> scales(tiles * tile / 16, 0);
+  fill_tiles(source, part);
+  std::vector<std::uint8_t> payload(tiles * per_tile.payload, 0), side(tiles * per_tile.side + 1, 0);
+  std::vector<fp16_bits> scales(tiles * per_tile.scale_halves, 0);
   std::vector<float> scratch(2 * tile);
   const auto per_elem = [&](double ns) { return ns / static_cast<double>(tiles * tile); };
-  kernel_result r{"q4o"};
+  kernel_result r{std::move(name)};
   r.quantize_ns = per_elem(best_of_ns(repeats, [&] {
     for (std::size_t i = 0; i < tiles; ++i) {
-      kernels.quantize(t, source.data() + i * tile, t.head_dim, payload.data() + i * tile / 2,
-                       scales.data() + i * tile / 16, t.head_dim, side.data() + i * side_bytes);
+      kernels.quantize(t, source.data() + i * tile, t.head_dim, payload.data() + i * per_tile.payload,
+                       scales.data() + i * per_tile.scale_halves, t.head_dim, side.data() + i * per_tile.side);
     }
   }));
   const auto load = [&](std::size_t i) {
     float* dst = scratch.data() + (i % 2) * tile;
-    kernels.dequantize(t, payload.data() + i * tile / 2, scales.data() + i * tile / 16, t.head_dim,
-                       side.data() + i * side_bytes, dst, t.head_dim);
+    kernels.dequantize(t, payload.data() + i * per_tile.payload, scales.data() + i * per_tile.scale_halves,
+                       t.head_dim, side.data() + i * per_tile.side, dst, t.head_dim);
     return dst;
   };
   volatile float sink = 0;
@@ -219,10 +227,20 @@ int run_quant(const quant_options& opt) {
   for (precision p : {precision::q8, precision::fp8, precision::q4}) {
     results.push_back(time_level(*kernels, p, source, payload, scales, opt.repeats));
   }
+  const bool scalar = kernels == &scalar_kernels();
   if (opt.q4_format == "q4o") {
-    const bool scalar = kernels == &scalar_kernels();
-    results.push_back(time_q4o(scalar ? scalar_q4o_kernels() : best_q4o_kernels(), opt.q4o_channels,
-                               elements, opt.repeats));
+    const q4o_tile t{tile_rows, tile_dim, opt.q4o_channels};
+    const tile_bytes bytes{t.rows * t.head_dim / 2, t.rows * t.head_dim / 16, q4o_side_bytes(t.rows, t.channels)};
+    results.push_back(time_tiles("q4o", scalar ? scalar_q4o_kernels() : best_q4o_kernels(), t, bytes,
+                                 kv_part::key, elements, opt.repeats));
+  }
+  if (opt.q3) {
+    const q3_kernel_set& q3 = scalar ? scalar_q3_kernels() : best_q3_kernels();
+    for (const kv_part part : {kv_part::key, kv_part::value}) {
+      const q3_tile t{tile_rows, tile_dim, part == kv_part::key ? opt.q4o_channels : 0};
+      const tile_bytes bytes{q3_payload_bytes(t.rows * t.head_dim), t.rows, q4o_side_bytes(t.rows, t.channels)};
+      results.push_back(time_tiles(part == kv_part::key ? "q3k" : "q3v", q3, t, bytes, part, elements, opt.repeats));
+    }
   }
   print_quant_results(opt, *kernels, memcpy_ns, results);
   return stdout_exit_status();
@@ -246,7 +264,10 @@ void add_bench_quant_command(CLI::App& bench, int& exit_code) {
                   "q4o adds a row for the outlier-aware q4 format, timed on key tiles of 16 x 128 "
                   "(values stay q4)")
       ->check(CLI::IsMember({"q4", "q4o"}));
-  cmd->add_option("--q4o-channels", opt->q4o_channels, "Key channels q4o keeps at int8 per tile")
+  cmd->add_flag("--q3", opt->q3,
+                "Adds rows for the 3-bit format q3, timed on key tiles of 16 x 128 with the outlier "
+                "channels (q3k) and on value tiles without (q3v)");
+  cmd->add_option("--q4o-channels", opt->q4o_channels, "Key channels q4o and q3 keep at int8 per tile")
       ->check(CLI::Range(0u, q4o_max_channels));
   cmd->add_flag("--json", opt->json, "Print one JSON object");
   cmd->callback([opt, &exit_code] { exit_code = run_quant(*opt); });

@@ -71,7 +71,9 @@ expected<void, std::string> resolve_timing_and_budget(const engine_options& o, e
       o.timing_model == timing_kind::roofline || (o.timing_model == timing_kind::automatic && s.gpu);
   if (roofline_wanted) {
     if (!s.gpu) return unexpected{std::string("roofline timing needs a GPU (h100, a100-80g, ... or FILE.json)")};
-    auto timing = make_roofline({s.model, *s.gpu, o.tensor_parallel, default_dequant_flops_per_value});
+    auto dequant = default_dequant_flops_per_value;  // q4o's q4 level also restores its int8 channels
+    if (o.q4_storage == q4_format::q4o) dequant[3] = q4o_dequant_flops_per_value(o.q4o_channels, s.model.head_dim);
+    auto timing = make_roofline({s.model, *s.gpu, o.tensor_parallel, dequant});
     if (!timing) return unexpected{"tensor_parallel: " + timing.error()};
     s.timing = std::move(*timing);
   } else if (o.tensor_parallel != 1 && !s.gpu) {

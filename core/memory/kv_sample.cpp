@@ -47,7 +47,10 @@ bool find_tensor(const nlohmann::json& header, std::string_view data, std::initi
       }
       shape.push_back(d.get<std::uint64_t>());
     }
-    if (shape.size() == 4) shape = {shape[1], shape[0] * shape[2], shape[3]};  // layers x heads
+    // [layers, tokens, heads, head_dim] is read as [tokens, layers x heads, head_dim]: the file's
+    // layer-major order is transposed below, so a token's row holds every layer's heads.
+    const std::uint64_t layers = shape.size() == 4 ? shape[0] : 1;
+    if (shape.size() == 4) shape = {shape[1], shape[0] * shape[2], shape[3]};
     if (shape.size() != 3)
       throw bad_field(where + ": shape: expected [tokens, heads, head_dim] (or layers first)");
     const auto& offsets = it->at("data_offsets");
@@ -66,16 +69,19 @@ bool find_tensor(const nlohmann::json& header, std::string_view data, std::initi
     out.head_dim = static_cast<std::uint32_t>(shape[2]);
     out.values.resize(count);
     const char* p = data.data() + begin;
+    const std::uint64_t layer_values = count / layers, row = shape[1] / layers * shape[2];
     for (std::uint64_t i = 0; i < count; ++i) {
+      float value;
       if (width == 4) {
-        std::memcpy(&out.values[i], p + 4 * i, 4);
+        std::memcpy(&value, p + 4 * i, 4);
       } else {
         std::uint16_t h;
         std::memcpy(&h, p + 2 * i, 2);
-        out.values[i] = dtype == "F16" ? fp16_to_f32(h) : bf16_to_f32(h);
+        value = dtype == "F16" ? fp16_to_f32(h) : bf16_to_f32(h);
       }
-      if (!std::isfinite(out.values[i]))
-        throw bad_field(where + ": value " + std::to_string(i) + " is not finite");
+      if (!std::isfinite(value)) throw bad_field(where + ": value " + std::to_string(i) + " is not finite");
+      const std::uint64_t layer = i / layer_values, token = i % layer_values / row;
+      out.values[token * layers * row + layer * row + i % row] = value;
     }
     return true;
   }
@@ -197,25 +203,63 @@ std::array<double, 4> attention_error_factors_of(const kv_sample& s) {
   return factors;
 }
 
+namespace {
+
+// Keys or values of the sample stored tile by tile (`block_size` tokens of one head) through
+// `store_and_load(tile rows, head's first value, halves, stored values)`, as fp16 first.
+template <class StoreAndLoad>
+std::vector<float> tile_round_trip(const kv_sample& s, const std::vector<float>& src,
+                                   std::uint32_t block_size, StoreAndLoad store_and_load) {
+  const std::size_t stride = std::size_t{s.heads} * s.head_dim;
+  std::vector<fp16_bits> half(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) half[i] = f32_to_fp16(src[i]);
+  std::vector<float> out(half.size());
+  for (std::size_t first = 0; first < s.tokens; first += block_size) {
+    const std::size_t rows = std::min<std::size_t>(block_size, s.tokens - first);
+    for (std::size_t at = first * stride; at < first * stride + stride; at += s.head_dim) {
+      store_and_load(rows, at, half, out);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 double q4o_attention_error_of(const kv_sample& s, std::uint32_t channels, std::uint32_t block_size) {
   if (!valid_q4o_tile({block_size, s.head_dim, channels})) return NAN;
   const std::size_t stride = std::size_t{s.heads} * s.head_dim;
-  std::vector<fp16_bits> half(s.k.size());
-  for (std::size_t i = 0; i < s.k.size(); ++i) half[i] = f32_to_fp16(s.k[i]);
-  std::vector<std::uint8_t> payload(half.size() / 2), side(q4o_side_bytes(block_size, channels));
-  std::vector<fp16_bits> scales(half.size() / 16);
-  std::vector<float> k(half.size());
+  std::vector<std::uint8_t> payload(s.k.size() / 2), side(q4o_side_bytes(block_size, channels));
+  std::vector<fp16_bits> scales(s.k.size() / 16);
   const q4o_kernel_set& kernels = best_q4o_kernels();
-  for (std::size_t first = 0; first < s.tokens; first += block_size) {
-    const q4o_tile tile{std::min<std::size_t>(block_size, s.tokens - first), s.head_dim, channels};
-    for (std::size_t at = first * stride; at < first * stride + stride; at += s.head_dim) {
-      kernels.quantize(tile, half.data() + at, stride, payload.data() + at / 2, scales.data() + at / 16,
-                       stride, side.data());
-      kernels.dequantize(tile, payload.data() + at / 2, scales.data() + at / 16, stride, side.data(),
-                         k.data() + at, stride);
-    }
-  }
+  const auto k = tile_round_trip(s, s.k, block_size, [&](std::size_t rows, std::size_t at,
+                                                         const std::vector<fp16_bits>& half,
+                                                         std::vector<float>& out) {
+    const q4o_tile tile{rows, s.head_dim, channels};
+    kernels.quantize(tile, half.data() + at, stride, payload.data() + at / 2, scales.data() + at / 16,
+                     stride, side.data());
+    kernels.dequantize(tile, payload.data() + at / 2, scales.data() + at / 16, stride, side.data(),
+                       out.data() + at, stride);
+  });
   return attention_error(s, k, round_trip(s.v, precision::q4));
+}
+
+double q3_attention_error_of(const kv_sample& s, std::uint32_t channels, q3_codebook codebook,
+                             std::uint32_t block_size) {
+  if (!valid_q3_tile({block_size, s.head_dim, channels, codebook})) return NAN;
+  const std::size_t stride = std::size_t{s.heads} * s.head_dim;
+  std::vector<std::uint8_t> payload(q3_payload_bytes(s.k.size())), side(q4o_side_bytes(block_size, channels));
+  std::vector<fp16_bits> scales(s.k.size() / s.head_dim);
+  const q3_kernel_set& kernels = best_q3_kernels();
+  const auto store = [&](std::uint32_t k) {
+    return [&, k](std::size_t rows, std::size_t at, const std::vector<fp16_bits>& half, std::vector<float>& out) {
+      const q3_tile tile{rows, s.head_dim, k, codebook};
+      std::uint8_t* codes = payload.data() + q3_payload_bytes(at);
+      kernels.quantize(tile, half.data() + at, stride, codes, scales.data() + at / s.head_dim, stride, side.data());
+      kernels.dequantize(tile, codes, scales.data() + at / s.head_dim, stride, side.data(), out.data() + at, stride);
+    };
+  };
+  return attention_error(s, tile_round_trip(s, s.k, block_size, store(channels)),
+                         tile_round_trip(s, s.v, block_size, store(0)));
 }
 
 }  // namespace kvscope

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "quant/q3.hpp"
 #include "util/expected.hpp"
 
 namespace kvscope {
@@ -37,5 +38,10 @@ std::array<double, 4> attention_error_factors_of(const kv_sample& sample);
 // q4o's limit (256) or channels beyond its 16.
 double q4o_attention_error_of(const kv_sample& sample, std::uint32_t channels,
                               std::uint32_t block_size = 16);
+
+// The same stored as q3 (quant/q3.hpp): keys and values in tiles of `block_size` tokens of one
+// head, the keys with `channels` outlier channels at int8. NaN beyond q3's limits (as q4o's).
+double q3_attention_error_of(const kv_sample& sample, std::uint32_t channels,
+                             q3_codebook codebook = q3_codebook::lloyd_max, std::uint32_t block_size = 16);
 
 }  // namespace kvscope

@@ -69,12 +69,22 @@ struct block_codec {
         side(q4o_side_bytes(block_size, channels)) {}
 
   // `rows` head vectors of one part to fp16, stored in `f` and read back into `out`. Keys in
-  // q4o go tile by tile (one per kv head, rows `hv` apart); everything else group by group.
+  // q4o, and q3, go tile by tile (one per kv head, rows `hv` apart); the rest group by group.
   void round_trip(const stored_format& f, const model_shape& shape, kv_part part,
                   std::uint32_t rows, const float* original, float* out) {
     const std::size_t hv = shape.head_values();
     const std::size_t values = rows * hv;
     best_kernels().f32_to_fp16(original, halves.data(), values);
+    if (f.q3) {
+      const q3_kernel_set& k = best_q3_kernels();
+      const q3_tile tile{rows, shape.head_dim, part == kv_part::key ? f.q4o_channels : 0, *f.q3};
+      for (std::size_t at = 0; at < hv; at += shape.head_dim) {
+        std::uint8_t* codes = payload.data() + q3_payload_bytes(at);
+        k.quantize(tile, halves.data() + at, hv, codes, scales.data() + at / shape.head_dim, hv, side.data());
+        k.dequantize(tile, codes, scales.data() + at / shape.head_dim, hv, side.data(), out + at, hv);
+      }
+      return;
+    }
     if (f.level != precision::q4 || f.format != q4_format::q4o || part != kv_part::key) {
       quantize(f.level, halves.data(), values / group_size, payload.data(), scales.data());
       dequantize(f.level, payload.data(), scales.data(), values / group_size, out);
@@ -234,6 +244,7 @@ expected<error_sum, cache_error> measure_attention_error(const paged_cache& cach
 
 double bits_per_value(const stored_format& f, const model_shape& shape,
                       std::uint32_t block_size) noexcept {
+  if (f.q3) return q3_bits_per_value(block_size, shape.head_dim, f.q4o_channels);
   if (f.level == precision::q4 && f.format == q4_format::q4o) {
     return q4o_bits_per_value(block_size, shape.head_dim, f.q4o_channels);
   }

@@ -5,10 +5,12 @@
 // per-item partial sums added up in a fixed order, so results do not depend on thread count.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "memory/paged_cache.hpp"
 #include "memory/synthetic_kv.hpp"
+#include "quant/q3.hpp"
 #include "quant/q4o.hpp"
 
 namespace kvscope {
@@ -54,23 +56,28 @@ expected<error_sum, cache_error> measure_attention_error(const paged_cache& cach
                                                          const synthetic_kv& data,
                                                          sequence_stream sequence);
 
-// How a sequence's blocks are stored: a level, and for q4 its format (quant/q4o.hpp).
+// How a sequence's blocks are stored: a level, and for q4 its format (quant/q4o.hpp); or, with
+// `q3` set, the 3-bit format q3 (quant/q3.hpp) with that codebook, which is not yet a level
+// (`level` and `format` are then ignored). q4o and q3 keep `q4o_channels` key channels at int8.
 struct stored_format {
   precision level = precision::q4;
   q4_format format = q4_format::q4;
   std::uint32_t q4o_channels = q4o_default_channels;
+  std::optional<q3_codebook> q3 = std::nullopt;
 };
 
 // Bits per stored value of a block of `block_size` tokens, scales, indices and outlier codes
-// included: 16, 8.5, 8.5, 5 for the plain levels; q4o_bits_per_value() for q4o.
+// included: 16, 8.5, 8.5, 5 for the plain levels; q4o_bits_per_value() for q4o and
+// q3_bits_per_value() for q3.
 double bits_per_value(const stored_format& f, const model_shape& shape, std::uint32_t block_size) noexcept;
 
 // Decode attention error of one sequence of `tokens` synthetic tokens (stream `stream`) with
 // every block of `block_size` tokens stored in `f`, measured on the kernels without a paged
 // cache: each block is rounded to fp16, quantized and dequantized as the cache stores and reads
-// it, with q4o tiles per (layer, kv head) of its keys. For the plain levels the result equals
-// measure_attention_error over a paged cache holding the same blocks at that level.
-// Precondition: tokens > 0; for q4o, valid_q4o_tile({block_size, head_dim, q4o_channels}).
+// it, with q4o or q3 tiles per (layer, kv head) (q3 also for values, without outlier channels).
+// For the plain levels the result equals measure_attention_error over a paged cache holding the
+// same blocks at that level. Precondition: tokens > 0; for q4o and q3,
+// valid_q4o_tile({block_size, head_dim, q4o_channels}).
 error_sum measure_format_attention_error(const synthetic_kv& data, const model_shape& shape,
                                          const stored_format& f, std::uint32_t tokens,
                                          std::uint32_t block_size, std::uint64_t stream);

@@ -40,6 +40,17 @@ inline constexpr std::size_t kv_level_count = 4;
 // Integer unpacking and converts are counted as FLOPs because they occupy the same issue slots.
 inline constexpr std::array<double, kv_level_count> default_dequant_flops_per_value = {0, 2, 2, 4};
 
+// FLOPs a value read at the q4 level when it is stored as q4o (quant/q4o.hpp), from what the
+// q4o kernels do: q4's 4 on every value (an outlier's position is decoded from its stand-in's
+// code, then overwritten), plus, for each of a key row's `channels` outlier channels, an int8
+// convert and a multiply by the channel's scale (restore_q4o_outliers). That is 2 x channels a
+// key row of head_dim values, over the K and V values a token reads: 4 + channels / head_dim
+// (4.03125 for llama3-8b with 4). The side records' bytes need no term of their own: they are
+// in the q4 block's scale bytes, which the KV bytes read count.
+constexpr double q4o_dequant_flops_per_value(std::uint32_t channels, std::uint64_t head_dim) noexcept {
+  return 4.0 + 2.0 * channels / (2.0 * static_cast<double>(head_dim));
+}
+
 // What one step does, summed over the sequences it schedules. The caller knows the cache, so it
 // supplies bytes at each block's stored precision, scales included.
 struct step_work {

@@ -63,6 +63,30 @@ void stand_ins(const std::uint8_t* channels, std::size_t k, std::uint8_t* stand_
   }
 }
 
+void write_side_header(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
+                       std::uint8_t* side, float* inv) noexcept {
+  std::array<std::uint16_t, q4o_max_head_dim> magnitude{};
+  for (std::size_t r = 0; r < t.rows; ++r) {
+    for (std::size_t c = 0; c < t.head_dim; ++c) {
+      magnitude[c] = std::max(magnitude[c], static_cast<std::uint16_t>(src[r * src_stride + c] & 0x7FFF));
+    }
+  }
+  std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
+  pick_channels(magnitude.data(), t.head_dim, t.channels, channels);
+  for (std::size_t j = 0; j < t.channels; ++j) {
+    const fp16_bits d16 = f32_to_fp16(fp16_to_f32(magnitude[channels[j]]) / 127.0f);
+    const float dj = fp16_to_f32(d16);
+    inv[j] = dj != 0.0f ? 1.0f / dj : 0.0f;
+    std::memcpy(side + j * sizeof(fp16_bits), &d16, sizeof d16);
+  }
+}
+
+std::int8_t outlier_code(float x, float inv) noexcept {
+  constexpr float magic = 12582912.0f;  // round to nearest even for |v| <= 2^22, as the kernels
+  const float v = std::clamp(x * inv, -127.0f, 127.0f);
+  return static_cast<std::int8_t>((v + magic) - magic);
+}
+
 }  // namespace q4o_detail
 
 }  // namespace kvscope

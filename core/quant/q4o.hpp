@@ -24,6 +24,7 @@
 #include <string_view>
 
 #include "quant/fp16.hpp"
+#include "quant/tile_kernels.hpp"
 
 namespace kvscope {
 
@@ -69,22 +70,9 @@ struct q4o_tile {
   std::size_t channels = q4o_default_channels;  // k, at most q4o_max_channels
 };
 
-// Quantizes a tile: row r's fp16 values at src + r * src_stride; its q4 codes at
-// payload + r * out_stride / 2 and scales at scales + r * out_stride / 16 (strides in values,
-// multiples of 32, so a tile can sit inside a block's token-major layout); the side record at side.
-using quantize_q4o_fn = void (*)(const q4o_tile& tile, const fp16_bits* src, std::size_t src_stride,
-                                 std::uint8_t* payload, fp16_bits* scales, std::size_t out_stride,
-                                 std::uint8_t* side);
-// The inverse: row r to dst + r * dst_stride (floats); strides of the stored tile as above.
-using dequantize_q4o_fn = void (*)(const q4o_tile& tile, const std::uint8_t* payload,
-                                   const fp16_bits* scales, std::size_t in_stride,
-                                   const std::uint8_t* side, float* dst, std::size_t dst_stride);
-
-struct q4o_kernel_set {
-  std::string_view name;  // "scalar" or "avx2"
-  quantize_q4o_fn quantize;
-  dequantize_q4o_fn dequantize;
-};
+// The kernels (quant/tile_kernels.hpp). Row r's q4 codes are at payload + r * out_stride / 2 and
+// its scales at scales + r * out_stride / 16 (strides in values, multiples of 32).
+using q4o_kernel_set = tile_kernel_set<q4o_tile>;
 
 // The portable implementation, always available.
 const q4o_kernel_set& scalar_q4o_kernels() noexcept;
@@ -115,6 +103,18 @@ void pick_channels(const std::uint16_t* magnitude, std::size_t head_dim, std::si
 // Its value replaces the outlier's before q4 quantization, so the outlier drops out of the
 // group's min and max.
 void stand_ins(const std::uint8_t* channels, std::size_t k, std::uint8_t* stand_in) noexcept;
+// The head of a tile's side record, shared with q3 (quant/q3.hpp): picks the channels from the
+// rows at src, src_stride apart, and writes their scales and indices; inv[j] = 1 / d_j, or 0.
+void write_side_header(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
+                       std::uint8_t* side, float* inv) noexcept;
+// int8 code of an outlier value: rne(clamp(x * inv, -127, 127)).
+std::int8_t outlier_code(float x, float inv) noexcept;
+// The AVX2 versions of the two (identical bits), and of outlier_code for `rows` values of one
+// channel at `column` (readable up to rows rounded up to 8). Defined in AVX2 builds only; call
+// only when avx2_q4o_kernels() is set.
+void write_side_header_avx2(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
+                            std::uint8_t* side, float* inv) noexcept;
+void outlier_codes_avx2(const fp16_bits* column, std::size_t rows, float inv, std::int8_t* codes) noexcept;
 }  // namespace q4o_detail
 
 }  // namespace kvscope

@@ -58,8 +58,8 @@ KVSCOPE_AVX2 void channel_magnitudes(const q4o_tile& t, const fp16_bits* src, st
 // q4o_detail::pick_channels without its unpredictable insertions: k rounds of a vector max over
 // the keys (magnitude above the inverted index, all distinct), each round zeroing its winner.
 // The same channels, as the keys define them (the tests compare the side records).
-KVSCOPE_AVX2 void pick_channels(const std::uint16_t* magnitude, std::size_t head_dim, std::size_t k,
-                                std::uint8_t* channels) {
+KVSCOPE_AVX2 void pick_channels_avx2(const std::uint16_t* magnitude, std::size_t head_dim, std::size_t k,
+                                     std::uint8_t* channels) {
   alignas(32) std::uint32_t keys[q4o_max_head_dim];
   const __m256i step = _mm256_set1_epi32(8);
   __m256i inverted = _mm256_setr_epi32(255, 254, 253, 252, 251, 250, 249, 248);
@@ -84,45 +84,17 @@ KVSCOPE_AVX2 void pick_channels(const std::uint16_t* magnitude, std::size_t head
   std::sort(channels, channels + k);
 }
 
-// Codes of one outlier channel for `rows` rows: q = rne(x * inv) saturated to [-127, 127], which
-// equals the scalar clamp then round as |x * inv| stays below 256 (see q8_group).
-KVSCOPE_AVX2 void channel_codes(const fp16_bits* column, std::size_t rows, float inv,
-                                std::int8_t* codes) {
-  const __m256 scale = _mm256_set1_ps(inv);
-  for (std::size_t r = 0; r < rows; r += 8) {
-    const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(column + r)));
-    const __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(x, scale));
-    const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-    const __m128i bytes = _mm_max_epi8(_mm_packs_epi16(words, words), _mm_set1_epi8(-127));
-    if (r + 8 <= rows) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + r), bytes);
-    } else {
-      std::int8_t out[16];
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
-      std::memcpy(codes + r, out, rows - r);
-    }
-  }
-}
-
 KVSCOPE_AVX2 void quantize_q4o(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
                                std::uint8_t* payload, fp16_bits* scales, std::size_t out_stride,
                                std::uint8_t* side) {
   assert(valid_q4o_tile(t) && src_stride % 32 == 0 && out_stride % 32 == 0);
   const std::size_t d = t.head_dim, k = t.channels;
-  alignas(32) std::array<std::uint16_t, q4o_max_head_dim> magnitude;
-  channel_magnitudes(t, src, src_stride, magnitude.data());
-  std::uint8_t* channels = side + k * sizeof(fp16_bits);
-  auto* codes = reinterpret_cast<std::int8_t*>(channels + k);
-  pick_channels(magnitude.data(), d, k, channels);
+  std::array<float, q4o_max_channels> inv{};
+  q4o_detail::write_side_header_avx2(t, src, src_stride, side, inv.data());
+  const std::uint8_t* channels = side + k * sizeof(fp16_bits);
+  auto* codes = reinterpret_cast<std::int8_t*>(side + k * (sizeof(fp16_bits) + 1));
   std::array<std::uint8_t, q4o_max_channels> stand_in;
   q4o_detail::stand_ins(channels, k, stand_in.data());
-  std::array<float, q4o_max_channels> inv{};
-  for (std::size_t j = 0; j < k; ++j) {  // scalar, the same operations as q4o_scalar.cpp
-    const fp16_bits d16 = f32_to_fp16(fp16_to_f32(magnitude[channels[j]]) / 127.0f);
-    const float dj = fp16_to_f32(d16);
-    inv[j] = dj != 0.0f ? 1.0f / dj : 0.0f;
-    std::memcpy(side + j * sizeof(fp16_bits), &d16, sizeof d16);
-  }
   const quantize_fn q4 = avx2_kernels()->quantize[ordinal(precision::q4)];
   alignas(32) fp16_bits rows[scratch_halves];
   alignas(32) fp16_bits column[scratch_halves / 32 + 8] = {};  // one channel of the chunk's rows
@@ -150,7 +122,7 @@ KVSCOPE_AVX2 void quantize_q4o(const q4o_tile& t, const fp16_bits* src, std::siz
     }
     for (std::size_t j = 0; j < k; ++j) {
       for (std::size_t r = 0; r < n; ++r) column[r] = x[r * src_stride + channels[j]];
-      channel_codes(column, n, inv[j], codes + j * t.rows + r0);
+      q4o_detail::outlier_codes_avx2(column, n, inv[j], codes + j * t.rows + r0);
     }
   }
 }
@@ -190,6 +162,45 @@ KVSCOPE_AVX2 void dequantize_q4o(const q4o_tile& t, const std::uint8_t* payload,
 constexpr q4o_kernel_set avx2_set{"avx2", quantize_q4o, dequantize_q4o};
 
 }  // namespace
+
+namespace q4o_detail {
+
+KVSCOPE_AVX2 void write_side_header_avx2(const q4o_tile& t, const fp16_bits* src,
+                                         std::size_t src_stride, std::uint8_t* side,
+                                         float* inv) noexcept {
+  alignas(32) std::array<std::uint16_t, q4o_max_head_dim> magnitude;
+  channel_magnitudes(t, src, src_stride, magnitude.data());
+  std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
+  pick_channels_avx2(magnitude.data(), t.head_dim, t.channels, channels);
+  for (std::size_t j = 0; j < t.channels; ++j) {  // scalar, the same operations as q4o.cpp
+    const fp16_bits d16 = f32_to_fp16(fp16_to_f32(magnitude[channels[j]]) / 127.0f);
+    const float dj = fp16_to_f32(d16);
+    inv[j] = dj != 0.0f ? 1.0f / dj : 0.0f;
+    std::memcpy(side + j * sizeof(fp16_bits), &d16, sizeof d16);
+  }
+}
+
+// Codes of one outlier channel for `rows` rows: q = rne(x * inv) saturated to [-127, 127], which
+// equals the scalar clamp then round as |x * inv| stays below 256 (see q8_group).
+KVSCOPE_AVX2 void outlier_codes_avx2(const fp16_bits* column, std::size_t rows, float inv,
+                                     std::int8_t* codes) noexcept {
+  const __m256 scale = _mm256_set1_ps(inv);
+  for (std::size_t r = 0; r < rows; r += 8) {
+    const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(column + r)));
+    const __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(x, scale));
+    const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    const __m128i bytes = _mm_max_epi8(_mm_packs_epi16(words, words), _mm_set1_epi8(-127));
+    if (r + 8 <= rows) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(codes + r), bytes);
+    } else {
+      std::int8_t out[16];
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+      std::memcpy(codes + r, out, rows - r);
+    }
+  }
+}
+
+}  // namespace q4o_detail
 
 const q4o_kernel_set* avx2_q4o_kernels() noexcept {
   return avx2_kernels() != nullptr ? &avx2_set : nullptr;

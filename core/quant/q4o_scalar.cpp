@@ -10,35 +10,17 @@
 namespace kvscope {
 namespace {
 
-// As kernels_scalar.cpp: round to nearest even for |v| <= 2^22.
-inline float round_even(float v) {
-  constexpr float magic = 12582912.0f;
-  return (v + magic) - magic;
-}
-
 void quantize_q4o(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
                   std::uint8_t* payload, fp16_bits* scales, std::size_t out_stride,
                   std::uint8_t* side) {
   assert(valid_q4o_tile(t) && src_stride % 32 == 0 && out_stride % 32 == 0);
   const std::size_t d = t.head_dim, k = t.channels;
-  std::array<std::uint16_t, q4o_max_head_dim> magnitude{};
-  for (std::size_t r = 0; r < t.rows; ++r) {
-    for (std::size_t c = 0; c < d; ++c) {
-      magnitude[c] = std::max(magnitude[c], static_cast<std::uint16_t>(src[r * src_stride + c] & 0x7FFF));
-    }
-  }
-  std::uint8_t* channels = side + k * sizeof(fp16_bits);
-  auto* codes = reinterpret_cast<std::int8_t*>(channels + k);
-  q4o_detail::pick_channels(magnitude.data(), d, k, channels);
+  std::array<float, q4o_max_channels> inv{};
+  q4o_detail::write_side_header(t, src, src_stride, side, inv.data());
+  const std::uint8_t* channels = side + k * sizeof(fp16_bits);
+  auto* codes = reinterpret_cast<std::int8_t*>(side + k * (sizeof(fp16_bits) + 1));
   std::array<std::uint8_t, q4o_max_channels> stand_in{};
   q4o_detail::stand_ins(channels, k, stand_in.data());
-  std::array<float, q4o_max_channels> inv{};
-  for (std::size_t j = 0; j < k; ++j) {
-    const fp16_bits d16 = f32_to_fp16(fp16_to_f32(magnitude[channels[j]]) / 127.0f);
-    const float dj = fp16_to_f32(d16);
-    inv[j] = dj != 0.0f ? 1.0f / dj : 0.0f;
-    std::memcpy(side + j * sizeof(fp16_bits), &d16, sizeof d16);
-  }
   const quantize_fn q4 = scalar_kernels().quantize[ordinal(precision::q4)];
   std::array<fp16_bits, q4o_max_head_dim> row{};
   for (std::size_t r = 0; r < t.rows; ++r) {
@@ -47,8 +29,7 @@ void quantize_q4o(const q4o_tile& t, const fp16_bits* src, std::size_t src_strid
     for (std::size_t j = 0; j < k; ++j) row[channels[j]] = x[stand_in[j]];
     q4(row.data(), d / 32, payload + r * out_stride / 2, scales + r * out_stride / 16);
     for (std::size_t j = 0; j < k; ++j) {
-      const float q = round_even(std::clamp(fp16_to_f32(x[channels[j]]) * inv[j], -127.0f, 127.0f));
-      codes[j * t.rows + r] = static_cast<std::int8_t>(q);
+      codes[j * t.rows + r] = q4o_detail::outlier_code(fp16_to_f32(x[channels[j]]), inv[j]);
     }
   }
 }

@@ -25,7 +25,8 @@ TEST(BenchQualityCli, Q4oRowBesideTheLevels) {
   }
 }
 
-// With --kv-sample the q4o line follows the four levels, measured on the file's keys.
+// With --kv-sample the q4o line follows the four levels, measured on the file's keys; q3's
+// follows with --q3.
 TEST(BenchQualityCli, Q4oOnAKvSample) {
   test::temp_dir dir;
   const std::string header =
@@ -47,6 +48,31 @@ TEST(BenchQualityCli, Q4oOnAKvSample) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\nq4 +[0-9.e+-]+ +[0-9.e+-]+\nq4o +[0-9.e+-]+ +- +\\(4 key")))
       << r.out;
+  EXPECT_EQ(r.out.find("\nq3 "), std::string::npos) << "q3 only when asked";
+  // --q3 adds its line after q4o's.
+  const auto q3 = run_process({cli_path(), "bench", "quality", "--kv-sample", dir.file("kv.safetensors"),
+                               "--q4-format", "q4o", "--q3"});
+  ASSERT_EQ(q3.exit_code, 0) << q3.err;
+  EXPECT_TRUE(std::regex_search(q3.out, std::regex("\nq4o +[0-9.e+-]+ +- +.*\nq3 +[0-9.e+-]+ +- +\\(lloyd-max codebook, 4 key")))
+      << q3.out;
+}
+
+// --q3 adds the 3-bit format after q4o, with its bits per value: tiny's head_dim 64 gives
+// 3 + 16 / 64 + 76 x 8 / 2,048 = 3.5469. Alone it prints the same table.
+TEST(BenchQualityCli, Q3RowAfterQ4o) {
+  for (const char* format : {"q4o", "q4"}) {
+    const auto r = run_process({cli_path(), "bench", "quality", "--model", "tiny", "--context", "64",
+                                "--sequences", "1", "--q4-format", format, "--q3"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(std::regex_search(
+        r.out, std::regex("\nq4o +5\\.2969 +[0-9.e+-]+ .*\nq3 +3\\.5469 +[0-9.e+-]+ +- +\\(lloyd-max codebook, 4 key")))
+        << r.out;
+  }
+  const auto u = run_process({cli_path(), "bench", "quality", "--model", "tiny", "--context", "64",
+                              "--sequences", "1", "--q3", "--q3-codebook", "uniform"});
+  ASSERT_EQ(u.exit_code, 0) << u.err;
+  EXPECT_NE(u.out.find("(uniform codebook"), std::string::npos) << u.out;
+  EXPECT_EQ(run_process({cli_path(), "bench", "quality", "--q3", "--q3-codebook", "max"}).exit_code, 2);
 }
 
 TEST(BenchQualityCli, BadQ4FormatExitsTwo) {

@@ -247,5 +247,13 @@ TEST(Roofline, BadConfigsAreRefused) {
   EXPECT_NE(bad_flops.error().find("level 3"), std::string::npos);
 }
 
+// q4o's q4 level: q4's 4 FLOPs a value plus 2 per outlier value of a key row (convert and
+// multiply), spread over a token's K and V values; no channels is plain q4.
+TEST(Roofline, Q4oDequantFlopsCountTheOutlierChannels) {
+  EXPECT_DOUBLE_EQ(q4o_dequant_flops_per_value(4, 128), 4.03125);
+  EXPECT_DOUBLE_EQ(q4o_dequant_flops_per_value(0, 128), default_dequant_flops_per_value[3]);
+  EXPECT_DOUBLE_EQ(q4o_dequant_flops_per_value(16, 64), 4.25);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -52,6 +52,25 @@ TEST(BenchQuantCli, Q4oFormatAddsARow) {
   EXPECT_EQ(run_process({cli_path(), "bench", "quant", "--q4o-channels", "17"}).exit_code, 2);
 }
 
+// --q3 adds q3 on key tiles with the outlier channels (q3k) and on value tiles (q3v); at 3 bits
+// their error is the codebook's (Lloyd-Max: 0.186 on Gaussian values), not far above q4's.
+TEST(BenchQuantCli, Q3AddsKeyAndValueRows) {
+  for (const char* kernels : {"best", "scalar"}) {
+    const auto r = run_process({cli_path(), "bench", "quant", "--mib", "1", "--repeat", "1", "--json",
+                                "--kernels", kernels, "--q3"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::ordered_json::parse(r.out);
+    ASSERT_EQ(j["kernels"].size(), 5u);
+    EXPECT_EQ(j["kernels"][3]["precision"], "q3k");
+    EXPECT_EQ(j["kernels"][4]["precision"], "q3v");
+    for (std::size_t i : {3, 4}) {
+      EXPECT_GT(j["kernels"][i]["dequantize_ns_per_elem"].get<double>(), 0.0);
+      EXPECT_GT(j["kernels"][i]["rel_rmse"].get<double>(), 0.05);
+      EXPECT_LT(j["kernels"][i]["rel_rmse"].get<double>(), 0.2);
+    }
+  }
+}
+
 TEST(BenchQuantCli, TextOutputAndScalarKernels) {
   const auto r =
       run_process({cli_path(), "bench", "quant", "--mib", "1", "--repeat", "1", "--kernels", "scalar"});

@@ -9,66 +9,24 @@
 
 #include "quant/kernels.hpp"
 #include "quant/q4o.hpp"
+#include "test_tiles.hpp"
 
 namespace kvscope {
 namespace {
 
-// A tile of `rows` x head_dim values in rows `stride` apart (gaps hold a sentinel). Kinds:
-// 0 normal data with a few x10..x300 outlier channels, 1 zeros of both signs, 2 every channel
-// equal, 3 fp16 subnormals, 4 the largest halves, 5 random finite bit patterns, 6 normal data at
-// a random scale with no outliers.
 std::vector<fp16_bits> make_tile(const q4o_tile& t, std::size_t stride, int kind, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::uniform_int_distribution<int> bits(0, 0xFFFF);
-  std::uniform_real_distribution<float> log_scale(-20.0f, 12.0f);
-  const float scale = std::exp2(log_scale(rng));
-  std::vector<std::size_t> hot;
-  for (int i = 0; i < 6; ++i) hot.push_back(static_cast<std::size_t>(bits(rng)) % t.head_dim);
-  std::vector<fp16_bits> out(t.rows * stride, 0x7BFF);
-  for (std::size_t r = 0; r < t.rows; ++r) {
-    for (std::size_t c = 0; c < t.head_dim; ++c) {
-      float v = normal(rng);
-      const bool is_hot = std::find(hot.begin(), hot.end(), c) != hot.end();
-      if (kind == 0 && is_hot) v *= 10.0f + 50.0f * static_cast<float>(c % 6);
-      if (kind == 1) v = (c + r) % 3 == 0 ? -0.0f : 0.0f;
-      if (kind == 2) v = 1.25f;
-      if (kind == 3) v = std::ldexp(static_cast<float>(static_cast<int>(c % 40) - 20), -24);
-      if (kind == 4) v = (c + r) % 2 == 0 ? 65504.0f : -65504.0f;
-      if (kind == 6) v *= scale;
-      fp16_bits h = f32_to_fp16(std::clamp(v, -65504.0f, 65504.0f));
-      if (kind == 5) {
-        do h = static_cast<fp16_bits>(bits(rng)); while ((h & 0x7C00) == 0x7C00);
-      }
-      out[r * stride + c] = h;
-    }
-  }
-  return out;
+  return make_test_tile(t.rows, t.head_dim, stride, kind, seed);
 }
-
-struct stored_tile {
-  std::vector<std::uint8_t> payload;
-  std::vector<fp16_bits> scales;
-  std::vector<std::uint8_t> side;
-};
 
 stored_tile store(const q4o_kernel_set& k, const q4o_tile& t, const std::vector<fp16_bits>& src,
                   std::size_t src_stride, std::size_t out_stride) {
-  stored_tile s{std::vector<std::uint8_t>(t.rows * out_stride / 2 + 1, 0xAB),
-                std::vector<fp16_bits>(t.rows * out_stride / 16 + 1, 0xABCD),
-                std::vector<std::uint8_t>(q4o_side_bytes(t.rows, t.channels) + 1, 0xAB)};
-  k.quantize(t, src.data(), src_stride, s.payload.data(), s.scales.data(), out_stride, s.side.data());
-  EXPECT_EQ(s.payload.back(), 0xAB) << "wrote past the payload";
-  EXPECT_EQ(s.scales.back(), 0xABCD) << "wrote past the scales";
-  EXPECT_EQ(s.side.back(), 0xAB) << "wrote past the side record";
-  return s;
+  return store_tile(k, t, src, src_stride, out_stride, t.rows * out_stride / 2, t.rows * out_stride / 16,
+                    q4o_side_bytes(t.rows, t.channels));
 }
 
 std::vector<float> load(const q4o_kernel_set& k, const q4o_tile& t, const stored_tile& s,
                         std::size_t in_stride, std::size_t dst_stride) {
-  std::vector<float> out(t.rows * dst_stride, -7.25f);
-  k.dequantize(t, s.payload.data(), s.scales.data(), in_stride, s.side.data(), out.data(), dst_stride);
-  return out;
+  return load_tile(k, t, s, in_stride, dst_stride);
 }
 
 TEST(Q4o, Avx2MatchesScalarBitForBit) {

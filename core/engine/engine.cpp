@@ -177,14 +177,6 @@ void engine::send(const request& arrived, double client_wait_s) {
 }
 
 void engine::write_new_tokens() {
-  if (setup_.options.payload != payload_mode::data) {
-    // Accounting mode stores nothing: the lengths are all there is to write.
-    for (const auto& s : sched_->running()) {
-      if (s.scheduled_tokens == 0) continue;
-      assert_ok(cache_->advance(kv_->cache_id(s.id), s.scheduled_tokens));
-    }
-    return;
-  }
   struct job {
     sequence_id seq;
     std::uint64_t stream;
@@ -253,7 +245,7 @@ void engine::measure_quality() {
 
 void engine::record(const step_plan& plan, double step_seconds, const step_work& work,
                     const pool_usage& usage) {
-  step_metrics m;
+  step_metrics& m = last_;  // every field is set below: filled in place, not copied
   m.step = steps_;
   m.sim_time_s = clock_s_;
   const double evictable = evictable_bytes(usage);
@@ -278,7 +270,6 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   m.step_seconds = step_seconds;
   for (int l = 0; l < 4; ++l) m.kv_bytes_read[l] = work.kv_bytes_read_by_level[l];
   m.attention_error_exposure = exposure(usage, error_factors_);
-  last_ = m;
   std::uint64_t attended = 0;
   for (const auto& tier : usage.tiers) attended += tier.references;
   if (attended > 0) {
@@ -306,9 +297,9 @@ bool engine::step() {
   pull_arrivals();
   const double start_s = clock_s_;
   const step_plan plan = sched_->schedule();
-  measured_step measured = measure_work(plan);
+  measured_step measured = measure_and_advance(plan);
   step_work& work = measured.work;
-  write_new_tokens();
+  if (setup_.options.payload == payload_mode::data) write_new_tokens();
   sched_->complete(plan);
 
   // Only the ewma family has a controller; the others place blocks by their own rule and
@@ -351,32 +342,31 @@ bool engine::step() {
   return true;
 }
 
-engine::measured_step engine::measure_work(const step_plan& plan) const {
+engine::measured_step engine::measure_and_advance(const step_plan& plan) {
   measured_step m;
+  m.work.tokens = std::uint64_t{plan.prefill_tokens} + plan.decode_tokens;
+  // The linear model needs only the token counts, and data mode advances as it writes.
+  const bool timed = setup_.timing.has_value();
+  const bool accounting = setup_.options.payload != payload_mode::data;
+  if (!timed && !accounting) return m;
   step_work& w = m.work;
-  w.tokens = std::uint64_t{plan.prefill_tokens} + plan.decode_tokens;
-  if (!setup_.timing) return m;  // the linear model needs only the token counts
+  if (timed) {
+    // Before advancing: with a sliding window, advancing drops the blocks that fell out of it.
+    const auto& references = cache_->pool().references();
+    for (precision p : all_precisions) {
+      const int l = ordinal(p);
+      w.kv_bytes_read_by_level[l] = references[l] * cache_->pool().layout(p).total_bytes();
+      w.kv_token_reads_by_level[l] = references[l] * setup_.options.block_size;
+    }
+    w.kv_bytes_written = w.tokens * shape_.fp16_bytes_per_token();  // new tokens land at fp16
+  }
+  // One walk over the running sequences for both: every step makes it, for every sequence.
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
-    ++w.sequences;
-    // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1).
-    const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
-    const std::uint64_t reads = (b * (b + 1) - a * (a + 1)) / 2;
-    w.context_token_reads += reads;
-    m.context_tokens += b;
-    if (a >= s.prefill_target) {  // a decode token (the prefill was done before this step)
-      ++m.decoding.sequences;
-      m.decoding.context_token_reads += reads;
-      m.decoding.context_tokens += b;
-    }
+    // Accounting mode stores nothing: the lengths are all there is to write.
+    if (accounting) assert_ok(cache_->advance(kv_->cache_id(s.id), s.scheduled_tokens));
+    if (timed) add_sequence_work(m, s);
   }
-  const auto& references = cache_->pool().references();
-  for (precision p : all_precisions) {
-    const int l = ordinal(p);
-    w.kv_bytes_read_by_level[l] = references[l] * cache_->pool().layout(p).total_bytes();
-    w.kv_token_reads_by_level[l] = references[l] * setup_.options.block_size;
-  }
-  w.kv_bytes_written = w.tokens * shape_.fp16_bytes_per_token();  // new tokens land at fp16
   return m;
 }
 

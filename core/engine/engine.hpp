@@ -124,6 +124,7 @@ class engine {
   // Hands an arrived (or, with a concurrency limit, sent) request to the server, after
   // client_wait_s at the client.
   void send(const request& r, double client_wait_s = 0);
+  // Data mode: stores the scheduled sequences' new tokens' K/V and advances them.
   void write_new_tokens();
   void measure_quality();
   // `usage`: the pool now (after this step's migration).
@@ -137,7 +138,23 @@ class engine {
     decode_mix decoding;
     std::uint64_t context_tokens = 0;  // every scheduled sequence's context after the step
   };
-  measured_step measure_work(const step_plan& plan) const;
+  // measured_step of the plan; in accounting mode it also advances every scheduled sequence
+  // by its new tokens (data mode: write_new_tokens does).
+  measured_step measure_and_advance(const step_plan& plan);
+  // Adds a scheduled sequence's tokens and attention reads to `m`. Inline: per sequence, per step.
+  static void add_sequence_work(measured_step& m, const sequence_state& s) noexcept {
+    ++m.work.sequences;
+    // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1).
+    const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
+    const std::uint64_t reads = (b * (b + 1) - a * (a + 1)) / 2;
+    m.work.context_token_reads += reads;
+    m.context_tokens += b;
+    if (a >= s.prefill_target) {  // a decode token (the prefill was done before this step)
+      ++m.decoding.sequences;
+      m.decoding.context_token_reads += reads;
+      m.decoding.context_tokens += b;
+    }
+  }
   // Hands the scheduler's events of this step to the outcome tracker, with the step's time
   // shared out among the requests in it.
   void record_outcomes(double step_start_s, const step_plan& plan, const measured_step& measured, double seconds);

@@ -18,7 +18,8 @@ quantile_sketch::quantile_sketch(double relative_accuracy, double min_value, dou
     : alpha_(relative_accuracy),
       min_value_(min_value),
       log_gamma_(std::log((1 + relative_accuracy) / (1 - relative_accuracy))),
-      inverse_log_gamma_(1 / log_gamma_) {
+      inverse_log_gamma_(1 / log_gamma_),
+      log_min_value_(std::log(min_value)) {
   assert(relative_accuracy > 0 && relative_accuracy < 1);
   assert(min_value > 0 && min_value < max_value && std::isfinite(max_value));
   const auto top = static_cast<std::size_t>(std::ceil(std::log(max_value / min_value) *
@@ -29,7 +30,7 @@ quantile_sketch::quantile_sketch(double relative_accuracy, double min_value, dou
 std::size_t quantile_sketch::bucket_of(double value) const noexcept {
   if (value < min_value_) return 0;
   // log(value) - log(min) rather than log(value / min): the quotient may overflow.
-  const double k = std::ceil((std::log(value) - std::log(min_value_)) * inverse_log_gamma_);
+  const double k = std::ceil((std::log(value) - log_min_value_) * inverse_log_gamma_);
   const auto top = static_cast<double>(buckets_.size() - 2);
   return static_cast<std::size_t>(std::min(k, top)) + 1;
 }
@@ -69,7 +70,7 @@ double quantile_sketch::bucket_value(std::size_t bucket) const noexcept {
   if (bucket == 0) return min_;
   // 2·m·γ^k/(γ+1) = m·γ^k·(1-α); clamping to the exact extremes can only bring it closer.
   const double k = static_cast<double>(bucket - 1);
-  const double v = std::exp(std::log(min_value_) + k * log_gamma_) * (1 - alpha_);
+  const double v = std::exp(log_min_value_ + k * log_gamma_) * (1 - alpha_);
   return std::clamp(v, min_, max_);
 }
 

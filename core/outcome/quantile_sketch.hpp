@@ -53,6 +53,7 @@ class quantile_sketch {
   double bucket_value(std::size_t bucket) const noexcept;
 
   double alpha_, min_value_, log_gamma_, inverse_log_gamma_;
+  double log_min_value_;  // log(min_value_), which bucket_of would otherwise take on every add
   // buckets_[0]: values below min_value; buckets_[k + 1]: bucket k of the comment above.
   std::vector<std::uint64_t> buckets_;
   std::uint64_t count_ = 0;

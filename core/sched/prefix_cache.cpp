@@ -13,9 +13,8 @@ std::uint64_t chain_hash(std::uint64_t parent, std::uint64_t content) noexcept {
   return z ^ (z >> 31);
 }
 
-prefix_cache::node& prefix_cache::at(block_id b) {
-  if (b >= nodes_.size()) nodes_.resize(std::max<std::size_t>(b + 1, nodes_.size() * 2));
-  return nodes_[b];
+void prefix_cache::grow_to(block_id b) {
+  nodes_.resize(std::max<std::size_t>(b + 1, nodes_.size() * 2));
 }
 
 block_id prefix_cache::find(std::uint64_t hash) const {

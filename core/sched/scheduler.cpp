@@ -205,6 +205,8 @@ step_plan scheduler::schedule() {
   // the back, never one already accounted, so this equals growing all first and accounting after.
   std::size_t i = 0;
   while (i < running_.size() && budget > 0) {
+    i = decode_quiet(i, budget, plan);
+    if (i == running_.size() || budget == 0) break;
     const sequence_state& s = running_[i];
     std::uint32_t want = s.in_prefill() ? std::min(s.prefill_target - s.computed_tokens, budget) : 1;
     // Within the memory's quiet run (most decode tokens) growing is a no-op: skip the call.
@@ -237,6 +239,33 @@ step_plan scheduler::schedule() {
   const bool decode_only = plan.prefill_tokens == 0 && plan.decode_tokens > 0;
   decode_run_ = decode_only && config_.num_scheduler_steps > 1 ? (decode_run_ + 1) % config_.num_scheduler_steps : 0;
   return plan;
+}
+
+std::size_t scheduler::decode_quiet(std::size_t i, std::uint32_t& budget, step_plan& plan) {
+  // Nothing in here changes running_: its storage and length stay in registers.
+  sequence_state* const run = running_.data();
+  const std::size_t n = running_.size();
+  std::uint32_t left = budget;
+  std::uint32_t decoded = 0;
+  for (; i < n && left > 0; ++i) {
+    sequence_state& s = run[i];
+    // What the general path does with want = 1 when computed_tokens + 1 <= quiet_tokens, and
+    // account() then: a decode token stays a decode token, so only the output count can finish it.
+    if (s.in_prefill() || s.computed_tokens >= s.quiet_tokens) break;
+    s.scheduled_tokens = 1;
+    --left;
+    ++decoded;
+    ++s.computed_tokens;
+    ++s.generated_tokens;
+    events_.emitted.push_back(s.tag);
+    if (s.generated_tokens >= s.req.output_tokens) {
+      plan.finished.push_back(s.id);
+      events_.finished.push_back(s.tag);
+    }
+  }
+  budget = left;
+  plan.decode_tokens += decoded;
+  return i;
 }
 
 void scheduler::account_prefill(sequence_state& s, step_plan& plan) {

@@ -152,6 +152,9 @@ class scheduler {
 
  private:
   bool grow(std::size_t index, std::uint32_t& tokens);
+  // Schedules and accounts running_[i..] while each is a decode token within its memory's quiet
+  // run (grow would do nothing): most tokens of most steps. Returns the first index it did not.
+  std::size_t decode_quiet(std::size_t i, std::uint32_t& budget, step_plan& plan);
   void preempt_last();
   void admit(std::uint32_t& budget, step_plan& plan);
   struct refusal {

@@ -194,4 +194,21 @@ OutcomePtr ComparisonController::wholeRunWith(const policy_config& config) const
   return nullptr;
 }
 
+void ComparisonController::whenWholeRun(const policy_config& config, std::function<void()> ready) {
+  if (wholeRunWith(config)) return ready();
+  auto* once = new QObject(this);  // the connections go with it once `ready` has been called
+  const auto check = [this, config, ready = std::move(ready), once] {
+    if (!wholeRunWith(config)) return;
+    ready();
+    once->deleteLater();
+  };
+  connect(whatIf_, &WhatIfController::currentChanged, once, check);
+  connect(whatIf_, &WhatIfController::whatIfChanged, once, check);
+  if (config == whatIf_->run().options.policy) {
+    whatIf_->ensureCurrent();
+  } else {
+    whatIf_->propose(config);
+  }
+}
+
 }  // namespace kvscope::ui

@@ -8,6 +8,8 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
+
 #include "background_run.hpp"
 #include "meta_types.hpp"
 
@@ -58,6 +60,9 @@ class ComparisonController : public QObject {
   void compareStored(const QString& referenceId, const QString& otherId);
   // A finished whole run of exactly `config` on the run shown (current or what-if), or null.
   OutcomePtr wholeRunWith(const policy_config& config) const;
+  // Calls `ready` once there is a whole run with `config`: runs the current config again (when
+  // `config` is it) or proposes it as the what-if, and calls back when that run is done.
+  void whenWholeRun(const policy_config& config, std::function<void()> ready);
   // The live `run` has finished at `snapshot`: kept in the run list with its summary.
   void recordFinished(const run_description& run, const SnapshotPtr& snapshot);
 

@@ -18,6 +18,7 @@
 #include "block_map_widget.hpp"
 #include "block_table_panel.hpp"
 #include "compare_panel.hpp"
+#include "comparison_controller.hpp"
 #include "engine_bridge.hpp"
 #include "level_legend.hpp"
 #include "live_label.hpp"
@@ -278,8 +279,8 @@ void MainWindow::applyTheme() {
   pressurePlot_->setTheme(t);
   memoryPlot_->setTheme(t);
   latencyPanel_->setTheme(t);
-  comparePanel()->setTheme(t);
-  sweepPanel()->setTheme(t);
+  comparison_->comparePanel()->setTheme(t);
+  comparison_->sweepPanel()->setTheme(t);
   QVector<ColorLegend::Entry> entries;
   if (blockMap_->colorMode() == BlockColorMode::byPrecision) {
     entries = {{t.level[0], tr("fp16 block"), tr("One block per frame, full precision"), false, {}},
@@ -336,7 +337,5 @@ void MainWindow::resetRun(std::uint64_t seed) {
   bridge_->post(reset_command{});
   policy_->reapplyAfterReset(run_.options.policy);
 }
-
-void MainWindow::proposeWhatIf(const policy_config& config) { whatIf()->propose(config); }
 
 }  // namespace kvscope::ui

@@ -13,8 +13,6 @@
 #include "block_map_render.hpp"
 #include "run/commands.hpp"
 #include "io/session_file.hpp"
-#include "background_run.hpp"
-#include "comparison_controller.hpp"
 #include "meta_types.hpp"
 #include "metrics_export.hpp"
 #include "theme.hpp"
@@ -31,7 +29,7 @@ class BlockMapWidget;
 class RunStatus;
 class BlockTablePanel;
 class ColorLegend;
-class ComparePanel;
+class ComparisonController;
 class EngineBridge;
 class LatencyPanel;
 class LiveLabel;
@@ -41,7 +39,6 @@ class MomentsController;
 class PolicyController;
 class PolicyPanel;
 class PressurePlot;
-class RunListPanel;
 class RunLoader;
 class RunPanel;
 class StatsPanel;
@@ -74,11 +71,6 @@ class MainWindow : public QMainWindow {
   PolicyController* policy() const { return policy_; }
   ComparisonController* comparison() const { return comparison_; }
   MomentsController* moments() const { return moments_; }
-  WhatIfController* whatIf() const { return comparison_->whatIf(); }
-  ComparePanel* comparePanel() const { return comparison_->comparePanel(); }
-  RunListPanel* runListPanel() const { return comparison_->runList(); }
-  RunStore* runStore() const { return comparison_->runStore(); }
-  SweepPanel* sweepPanel() const { return comparison_->sweepPanel(); }
   // What runs now, as it was started (its command log is in the snapshots).
   const run_description& currentRun() const { return run_; }
 
@@ -90,8 +82,6 @@ class MainWindow : public QMainWindow {
   // The menu's export: when the config did not govern the whole live run, offers to run the
   // whole load with it first and exports once that is done.
   void exportPolicyHonestly(const QString& path);
-  // A finished whole run of exactly `config` (the current or the what-if), or null.
-  OutcomePtr wholeRunWith(const policy_config& config) const { return comparison_->wholeRunWith(config); }
   bool importPolicyConfig(const QString& path, QString* error);
   bool exportPlot(QWidget* plot, const QString& path, QString* error);  // .png or .pdf
   // CSV of every step: at once when the window holds the whole run, else (a run longer than
@@ -131,18 +121,6 @@ class MainWindow : public QMainWindow {
   // Help > Guided tour: the built-in tour in a window of its own (closed with this one); nullptr
   // with a message when it cannot run.
   MainWindow* openTour();
-
-  // The what-if becomes the current config: kept in the run list, and the live run starts
-  // again under it. False when there is no finished what-if.
-  bool applyWhatIf() { return comparison_->applyWhatIf(); }
-  // A what-if of `config` without changing the live run (kvscope --what-if).
-  void proposeWhatIf(const policy_config& config);
-  // Drops the what-if; the policy goes back to the current config.
-  void discardWhatIf() { comparison_->discardWhatIf(); }
-  // Shows two kept runs side by side in the compare panel.
-  void compareStored(const QString& referenceId, const QString& otherId) {
-    comparison_->compareStored(referenceId, otherId);
-  }
 
   void setDarkTheme(bool dark);
   void setBlockColorMode(BlockColorMode mode);

@@ -15,17 +15,12 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "comparison_controller.hpp"
 #include "engine_bridge.hpp"
-#include "background_run.hpp"
-#include "io/summary_format.hpp"
-#include "run/config_history.hpp"
-#include "run/run_summary.hpp"
 #include "exports.hpp"
 #include "latency_charts.hpp"
 #include "latency_panel.hpp"
 #include "miss_chart.hpp"
-#include "whatif_controller.hpp"
-#include "io/policy_file.hpp"
 #include "io/trace_checksum.hpp"
 #include "load_panel.hpp"
 #include "memory_plot.hpp"
@@ -89,48 +84,11 @@ QString MainWindow::askOpenPath(const QString& title, const QString& filters) {
 }
 
 bool MainWindow::exportPolicyConfig(const QString& path, QString* error) {
-  const policy_config config = policy_->config();
-  policy_provenance prov;
-  prov.load = run_.load_spec;
-  prov.model = run_.options.model;
-  prov.budget_bytes = resolvedBudget(run_.options);  // what the figures below had, `auto` or not
-  if (run_.options.q4_storage == q4_format::q4o) {  // the q4 blocks' error and bytes were q4o's
-    prov.q4_format = std::string(tag(run_.options.q4_storage));
-    prov.q4o_channels = run_.options.q4o_channels;
-  }
-  // What a run achieved, as kvscope-cli's summary reports it: a whole run of exactly this
-  // config when there is one (the current or the what-if), else the live run so far, with the
-  // share of its steps this config governed (config_share_of_run < 1: other thresholds made
-  // the rest of it).
-  const run_summary* summary = nullptr;
-  double share = 1;
-  if (const OutcomePtr whole = wholeRunWith(config)) {
-    summary = &whole->summary;
-  } else if (const auto snap = bridge_->current(); snap && snap->summary) {
-    summary = &*snap->summary;
-    share = governed_share(config_history(run_.options.policy, snap->command_log, snap->step), config);
-  }
-  if (summary) {
-    prov.metrics.emplace_back("config_share_of_run", share);
-    prov.metrics.emplace_back("steps", static_cast<double>(summary->steps));
-    for (auto& m : summary_metrics(*summary)) prov.metrics.push_back(std::move(m));
-  }
-  const auto written = write_policy_config(path.toStdString(), config, &prov);
-  if (!written) {
-    if (error) *error = QString::fromStdString(written.error());
-    return false;
-  }
-  return true;
+  return policy_->exportConfig(path, run_, comparison_->wholeRunWith(policy_->config()), error);
 }
 
 bool MainWindow::importPolicyConfig(const QString& path, QString* error) {
-  const auto config = read_policy_config(path.toStdString());
-  if (!config) {
-    if (error) *error = QString::fromStdString(config.error());
-    return false;
-  }
-  policy_->apply(*config);  // as a change made on the sliders: compared with the current config
-  return true;
+  return policy_->importConfig(path, error);
 }
 
 bool MainWindow::exportPlot(QWidget* plot, const QString& path, QString* error) {
@@ -320,14 +278,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
 
 void MainWindow::exportPolicyHonestly(const QString& path) {
   const policy_config config = policy_->config();
-  const auto snap = bridge_->current();
-  const double share =
-      snap ? governed_share(config_history(run_.options.policy, snap->command_log, snap->step), config) : 0;
+  const double share = policy_->governedShare(run_);
   const auto exportNow = [this, path] {
     QString error;
     report(exportPolicyConfig(path, &error), tr("Policy config written to %1").arg(path), error);
   };
-  if (wholeRunWith(config) || share >= 1) return exportNow();
+  if (comparison_->wholeRunWith(config) || share >= 1) return exportNow();
   const auto answer = QMessageBox::question(
       this, tr("Export the policy config"),
       tr("This config governed %1 % of the live run; other thresholds made the rest. Run the whole "
@@ -336,20 +292,7 @@ void MainWindow::exportPolicyHonestly(const QString& path) {
       QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
   if (answer != QMessageBox::Yes) return exportNow();
   statusBar()->showMessage(tr("Running the whole load with this config before exporting…"));
-  WhatIfController* controller = whatIf();
-  auto* once = new QObject(this);  // the connections go with it once the export is written
-  const auto ready = [this, config, exportNow, once] {
-    if (!wholeRunWith(config)) return;
-    exportNow();
-    once->deleteLater();
-  };
-  connect(controller, &WhatIfController::currentChanged, once, ready);
-  connect(controller, &WhatIfController::whatIfChanged, once, ready);
-  if (config == controller->run().options.policy) {
-    controller->ensureCurrent();
-  } else {
-    controller->propose(config);
-  }
+  comparison_->whenWholeRun(config, exportNow);
 }
 
 void MainWindow::exportStored(const QString& id) {
@@ -357,11 +300,11 @@ void MainWindow::exportStored(const QString& id) {
                                    QStringLiteral("run.kvscope.json"));
   if (path.isEmpty()) return;
   QString error;
-  report(runStore()->exportRun(id, path, &error), tr("Session written to %1").arg(path), error);
+  report(comparison_->runStore()->exportRun(id, path, &error), tr("Session written to %1").arg(path), error);
 }
 
 bool MainWindow::openSweep(const QString& path, QString* error) {
-  if (!sweepPanel()->openFile(path, error)) return false;
+  if (!comparison_->sweepPanel()->openFile(path, error)) return false;
   dockNamed("sweepDock")->raise();
   return true;
 }

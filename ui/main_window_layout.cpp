@@ -97,9 +97,10 @@ void MainWindow::buildDocks() {
   auto* table = dock(tr("Blocks"), "blockTableDock", blockTable_, Qt::RightDockWidgetArea, true);
   auto* load = dock(tr("Setup"), "loadDock", loadPanel_, Qt::RightDockWidgetArea, false);
   buildControllers();
-  auto* compare = dock(tr("Compare"), "compareDock", comparePanel(), Qt::RightDockWidgetArea, false);
+  auto* compare =
+      dock(tr("Compare"), "compareDock", comparison_->comparePanel(), Qt::RightDockWidgetArea, false);
   // The run list is a wide table: beside the plots, not in the narrow column.
-  auto* runs = dock(tr("Runs"), "runsDock", runListPanel(), Qt::BottomDockWidgetArea, false);
+  auto* runs = dock(tr("Runs"), "runsDock", comparison_->runList(), Qt::BottomDockWidgetArea, false);
   splitDockWidget(run, policy, Qt::Vertical);
   splitDockWidget(policy, stats, Qt::Vertical);
   tabifyDockWidget(stats, table);
@@ -118,7 +119,8 @@ void MainWindow::buildDocks() {
   tabifyDockWidget(memory, latency);
   tabifyDockWidget(latency, runs);
   // Sweeps are wide scatters too: a tab beside the run list.
-  tabifyDockWidget(runs, dock(tr("Sweep"), "sweepDock", sweepPanel(), Qt::BottomDockWidgetArea, false));
+  tabifyDockWidget(runs,
+                   dock(tr("Sweep"), "sweepDock", comparison_->sweepPanel(), Qt::BottomDockWidgetArea, false));
   memory->raise();
 }
 
@@ -144,9 +146,9 @@ void MainWindow::wireComparison() {
   connect(comparison_, &ComparisonController::runRequested, this,
           [this](const run_description& run, const QString& what) { startRun(run, what); });
   connect(this, &MainWindow::runStarted, comparison_, [this] { comparison_->setRun(run_); });
-  connect(runListPanel(), &RunListPanel::openRequested, this,
-          [this](const QString& id) { importSession(runStore()->sessionPath(id)); });
-  connect(runListPanel(), &RunListPanel::exportRequested, this, &MainWindow::exportStored);
+  connect(comparison_->runList(), &RunListPanel::openRequested, this,
+          [this](const QString& id) { importSession(comparison_->runStore()->sessionPath(id)); });
+  connect(comparison_->runList(), &RunListPanel::exportRequested, this, &MainWindow::exportStored);
 }
 
 QDockWidget* MainWindow::dockNamed(const char* name) const {

@@ -10,6 +10,7 @@
 #include <QMessageBox>
 #include <QSettings>
 
+#include "comparison_controller.hpp"
 #include "kvscope_version.hpp"
 #include "latency_panel.hpp"
 #include "memory_plot.hpp"
@@ -117,10 +118,10 @@ void MainWindow::buildRunMenu() {
   for (QAction* a : {play, step}) a->setShortcutContext(Qt::WindowShortcut);
   liveActions_ << run->addMenu(moments_->menu());
   run->addSeparator();
-  liveActions_ << run->addAction(tr("&Apply the what-if"), QKeySequence(Qt::CTRL | Qt::Key_Return), this,
-                                 &MainWindow::applyWhatIf);
-  run->addAction(tr("Pin the selected run as &baseline"), QKeySequence(Qt::CTRL | Qt::Key_B), runListPanel(),
-                 &RunListPanel::pinBaseline);
+  liveActions_ << run->addAction(tr("&Apply the what-if"), QKeySequence(Qt::CTRL | Qt::Key_Return),
+                                 comparison_, &ComparisonController::applyWhatIf);
+  run->addAction(tr("Pin the selected run as &baseline"), QKeySequence(Qt::CTRL | Qt::Key_B),
+                 comparison_->runList(), &RunListPanel::pinBaseline);
 }
 
 void MainWindow::buildViewMenu() {

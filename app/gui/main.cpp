@@ -22,6 +22,7 @@
 
 #include "arguments.hpp"
 #include "block_map_widget.hpp"
+#include "comparison_controller.hpp"
 #include "engine/engine.hpp"
 #include "engine_bridge.hpp"
 #include "io/policy_file.hpp"
@@ -38,6 +39,7 @@
 #include "tour/tour_text.hpp"
 #include "tour_controller.hpp"
 #include "tour_slide.hpp"
+#include "whatif_controller.hpp"
 #include "util/byte_size.hpp"
 #include "util/exit_status.hpp"
 
@@ -224,7 +226,7 @@ int runWindow(const kvscope::run_description& run, const QCommandLineParser& par
   if (isSet("what-if")) {
     const auto config = kvscope::read_policy_config(parser.value(QStringLiteral("what-if")).toStdString());
     if (!config) return fail(exit_bad_input, QString::fromStdString(config.error()));
-    window.proposeWhatIf(*config);
+    window.comparison()->whatIf()->propose(*config);
   }
   if (isSet("sweep")) {
     QString error;

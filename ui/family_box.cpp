@@ -6,7 +6,6 @@
 #include <QSpinBox>
 
 #include "option_widgets.hpp"
-#include "run/option_table.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -39,9 +38,8 @@ FamilyBox::FamilyBox(QWidget* parent) : QWidget(parent) {
     family_->addItem(QString::fromStdString(name), static_cast<int>(*f));
     family_->setItemData(family_->count() - 1, familyHelp(*f), Qt::ToolTipRole);
   }
-  if (const option_spec* spec = find_option("family")) family_->setToolTip(QString::fromUtf8(spec->help.data()));
+  family_->setToolTip(optionToolTip("family"));
   fixedLevel_ = levelComboBox("fixed-level");
-  if (const option_spec* spec = find_option("fixed-level")) fixedLevel_->setToolTip(QString::fromUtf8(spec->help.data()));
   q8Age_ = optionSpinBox("q8-age-tokens");
   q4Age_ = optionSpinBox("q4-age-tokens");
   sinks_ = optionSpinBox("sink-tokens");

@@ -21,22 +21,17 @@ namespace {
 
 constexpr int sliderSteps = 1000;  // a slider moves in 0.001 steps of its field's unit
 
-// The range comes from core's option table (the CLI flag's); the help here says more than the
-// flag's one line, for someone moving the slider.
+// Ranges and help are core's option table's, as kvscope-cli's flags give them; the labels are
+// the panel's own, short enough for the side column.
 struct FieldInfo {
   const char* flag;
   const char* label;
-  const char* help;
 };
 const FieldInfo fieldInfo[] = {
-    {"q8-threshold", "q8 threshold",
-     "Cold blocks are compressed to q8 once the EWMA of the pressure reaches this."},
-    {"q4-threshold", "q4 threshold", "…and to q4 once it reaches this. Must be ≥ the q8 threshold."},
-    {"hysteresis", "hysteresis",
-     "A level is only left once the EWMA falls this far below its threshold, so the cache does "
-     "not flap between levels."},
-    {"ewma-alpha", "EWMA alpha",
-     "Weight of the newest pressure sample in the average: high reacts fast, low smooths bursts."},
+    {"q8-threshold", "q8 threshold"},
+    {"q4-threshold", "q4 threshold"},
+    {"hysteresis", "hysteresis"},
+    {"ewma-alpha", "EWMA alpha"},
 };
 
 // The field's range as kvscope-cli accepts it.
@@ -95,14 +90,15 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
 
 void PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
   for (int f = 0; f < 4; ++f) {
+    const QString help = optionToolTip(fieldInfo[f].flag);
     auto* label = new QLabel(tr(fieldInfo[f].label));
-    label->setToolTip(tr(fieldInfo[f].help));
+    label->setToolTip(help);
     const auto [low, high] = fieldRange(fieldInfo[f]);
     auto* slider = new QSlider(Qt::Horizontal);
     slider->setRange(static_cast<int>(std::lround(low * sliderSteps)),
                      static_cast<int>(std::lround(high * sliderSteps)));
     slider->setPageStep(50);
-    slider->setToolTip(tr(fieldInfo[f].help));
+    slider->setToolTip(help);
     slider->setMinimumWidth(90);
     auto* spin = new QDoubleSpinBox;
     spin->setRange(low, high);
@@ -111,7 +107,7 @@ void PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
     // Typing "0.85" must not apply 0, 0.8 and 0.85 to the live run on the way: the value is
     // applied on Enter or when the box loses focus (arrows and a focused wheel apply at once).
     spin->setKeyboardTracking(false);
-    spin->setToolTip(tr(fieldInfo[f].help));
+    spin->setToolTip(help);
     slider->setObjectName(QStringLiteral("slider%1").arg(f));
     spin->setObjectName(QStringLiteral("spin%1").arg(f));
     sliders_[static_cast<std::size_t>(f)] = slider;
@@ -131,9 +127,6 @@ void PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
 QLayout* PolicyPanel::buildLevels() {
   minBox_ = levelComboBox("min-level");
   maxBox_ = levelComboBox("max-level");
-  minBox_->setToolTip(tr("Least compact level the policy may choose (it starts there)."));
-  maxBox_->setToolTip(tr("Most compact level the policy may choose. fp8 is only reached by "
-                         "capping here: q4 decisions are clamped to it."));
   auto* levels = new QHBoxLayout;
   levels->addWidget(minBox_);
   levels->addWidget(new QLabel(QStringLiteral("…")));

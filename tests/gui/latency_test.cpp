@@ -9,21 +9,21 @@
 
 #include <cmath>
 
-#include "engine_bridge.hpp"
-#include "comparison_controller.hpp"
+#include "jobs/engine_bridge.hpp"
+#include "window/comparison_controller.hpp"
 #include "gui_test_support.hpp"
 #include "io/session_file.hpp"
-#include "latency_charts.hpp"
-#include "latency_panel.hpp"
-#include "main_window.hpp"
-#include "policy_panel.hpp"
+#include "plots/latency_charts.hpp"
+#include "panels/latency_panel.hpp"
+#include "window/main_window.hpp"
+#include "panels/policy_panel.hpp"
 #include "process.hpp"
-#include "qcustomplot_include.hpp"
-#include "request_table.hpp"
+#include "common/qcustomplot_include.hpp"
+#include "panels/request_table.hpp"
 #include "run/run_service.hpp"
 #include "run/run_summary.hpp"
 #include "temp_dir.hpp"
-#include "whatif_controller.hpp"
+#include "window/whatif_controller.hpp"
 
 namespace kvscope::ui {
 namespace {

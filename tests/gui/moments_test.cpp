@@ -10,15 +10,15 @@
 #include <algorithm>
 #include <variant>
 
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
-#include "main_window.hpp"
-#include "moments_controller.hpp"
-#include "policy_controller.hpp"
+#include "window/main_window.hpp"
+#include "window/moments_controller.hpp"
+#include "window/policy_controller.hpp"
 #include "run/moments.hpp"
 #include "run/run_service.hpp"
-#include "run_panel.hpp"
-#include "run_setup.hpp"
+#include "panels/run_panel.hpp"
+#include "common/run_setup.hpp"
 
 namespace kvscope::ui {
 namespace {

@@ -8,12 +8,12 @@
 #include <gtest/gtest.h>
 
 #include "gui_test_support.hpp"
-#include "comparison_controller.hpp"
+#include "window/comparison_controller.hpp"
 #include "io/session_file.hpp"
-#include "main_window.hpp"
+#include "window/main_window.hpp"
 #include "run/summary_compare.hpp"
-#include "run_list_panel.hpp"
-#include "run_store.hpp"
+#include "panels/run_list_panel.hpp"
+#include "panels/run_store.hpp"
 #include "temp_dir.hpp"
 
 namespace kvscope::ui {

@@ -17,20 +17,20 @@
 #include <cmath>
 
 #include "gui_test_support.hpp"
-#include "comparison_controller.hpp"
+#include "window/comparison_controller.hpp"
 #include "io/session_file.hpp"
-#include "main_window.hpp"
+#include "window/main_window.hpp"
 #include "process.hpp"
-#include "qcustomplot_include.hpp"
+#include "common/qcustomplot_include.hpp"
 #include "sweep/config_apply.hpp"
 #include "sweep/objective.hpp"
 #include "sweep/pareto.hpp"
 #include "sweep/sweep_data.hpp"
-#include "sweep_job.hpp"
-#include "sweep_panel.hpp"
-#include "sweep_scatter.hpp"
+#include "jobs/sweep_job.hpp"
+#include "panels/sweep_panel.hpp"
+#include "plots/sweep_scatter.hpp"
 #include "temp_dir.hpp"
-#include "whatif_controller.hpp"
+#include "window/whatif_controller.hpp"
 
 namespace kvscope::ui {
 namespace {

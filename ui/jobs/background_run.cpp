@@ -10,6 +10,7 @@
 #endif
 
 #include "engine/engine.hpp"
+#include "io/session_file.hpp"
 #include "run/run_service.hpp"
 
 namespace kvscope::ui {
@@ -46,6 +47,14 @@ run_description wholeRun(run_description run) {
   return run;
 }
 
+bool sameRun(const run_description& a, const run_description& b) {
+  return session_to_json(a) == session_to_json(b);
+}
+
+bool ranExactly(const OutcomePtr& outcome, const run_description& run) {
+  return outcome && outcome->error.isEmpty() && sameRun(outcome->run, run);
+}
+
 BackgroundRun::BackgroundRun(QObject* parent, Share share) : QObject(parent), share_(share) {
   qRegisterMetaType<kvscope::ui::OutcomePtr>();
 }
@@ -55,6 +64,7 @@ BackgroundRun::~BackgroundRun() = default;  // jobs_ cancels; a job stops betwee
 void BackgroundRun::cancel() { jobs_.cancel(); }
 
 quint64 BackgroundRun::start(run_description run) {
+  ++started_;
   struct Finished {
     quint64 job = 0;
     OutcomePtr outcome;

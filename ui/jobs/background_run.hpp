@@ -41,6 +41,10 @@ using OutcomePtr = std::shared_ptr<const RunOutcome>;
 
 // `run` as a whole run of its initial config: no command log, to the end of the load.
 run_description wholeRun(run_description run);
+// Two descriptions are the same run when their session files are the same text.
+bool sameRun(const run_description& a, const run_description& b);
+// `outcome` finished without error, and is a run of exactly `run` (its config, load, engine).
+bool ranExactly(const OutcomePtr& outcome, const run_description& run);
 
 // A run's --slo text as a spec; none when empty or (never for a run that ran) unreadable.
 slo_spec sloOf(const std::string& text);
@@ -61,6 +65,8 @@ class BackgroundRun : public QObject {
   // Cancels every job: nothing is delivered until the next start().
   void cancel();
   bool busy() const { return jobs_.busy(); }
+  // Jobs started so far: what a shared result saved is counted in.
+  int started() const { return started_; }
   // Results that arrived for a job no longer the newest, and were dropped.
   int droppedResults() const { return jobs_.droppedResults(); }
 
@@ -77,6 +83,7 @@ class BackgroundRun : public QObject {
 
  private:
   Share share_;
+  int started_ = 0;
   JobTracker jobs_;  // last: its destructor joins the workers before the rest goes
 };
 

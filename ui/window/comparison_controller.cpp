@@ -7,7 +7,6 @@
 
 #include "panels/compare_panel.hpp"
 #include "panels/engine_options_box.hpp"
-#include "io/session_file.hpp"
 #include "panels/latency_panel.hpp"
 #include "plots/memory_plot.hpp"
 #include "window/policy_controller.hpp"
@@ -162,8 +161,7 @@ void ComparisonController::recordFinished(const run_description& run, const Snap
   if (changes == 0) {
     session = wholeRun(std::move(session));  // one config throughout: the same as its whole run
     recordName_ = tr("run %1").arg(when);
-    if (const OutcomePtr current = whatIf_->current();
-        current && current->error.isEmpty() && session_to_json(current->run) == session_to_json(session)) {
+    if (const OutcomePtr current = whatIf_->current(); ranExactly(current, session)) {
       keepRun(*current, recordName_);
       return;
     }
@@ -187,9 +185,8 @@ void ComparisonController::compareStored(const QString& referenceId, const QStri
 OutcomePtr ComparisonController::wholeRunWith(const policy_config& config) const {
   run_description wanted = whatIf_->run();  // this load and engine, nothing else changed
   wanted.options.policy = config;
-  const std::string text = session_to_json(wanted);
   for (const OutcomePtr& o : {whatIf_->current(), whatIf_->whatIf()}) {
-    if (o && o->error.isEmpty() && session_to_json(o->run) == text) return o;
+    if (ranExactly(o, wanted)) return o;
   }
   return nullptr;
 }

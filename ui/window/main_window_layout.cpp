@@ -129,6 +129,7 @@ void MainWindow::buildControllers() {
   const ComparisonController::Views views{pressurePlot_, memoryPlot_, latencyPanel_, loadPanel_->engineBox()};
   comparison_ = new ComparisonController(run_, views, policy_, options_.runsDirectory, this);
   moments_ = new MomentsController(bridge_, runPanel_, policy_, this);
+  moments_->shareRunsWith(comparison_->whatIf());
   moments_->setRun(run_);
   connect(this, &MainWindow::runStarted, moments_, [this] { moments_->setRun(run_); });
   // A moment behind the live view: the same reset as the run panel's, the policy kept.

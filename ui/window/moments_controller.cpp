@@ -11,6 +11,7 @@
 #include "jobs/engine_bridge.hpp"
 #include "panels/jump_menu.hpp"
 #include "window/policy_controller.hpp"
+#include "window/whatif_controller.hpp"
 #include "run/run_ahead.hpp"
 #include "run/snapshot.hpp"
 #include "panels/run_panel.hpp"
@@ -48,23 +49,7 @@ MomentsController::MomentsController(EngineBridge* bridge, RunPanel* runPanel, P
     showState(tr("Finding the moments: the whole load runs in the background, %1 % done")
                   .arg(fraction * 100, 0, 'f', 0));
   });
-  connect(jobs_, &BackgroundRun::finished, this, [this](quint64, const OutcomePtr& o) {
-    error_ = o->error;
-    if (error_.isEmpty()) moments_ = o->moments;
-    showState();
-    Q_EMIT momentsChanged();
-    if (!moments_) return;
-    chooseSpeed();
-    if (pendingKind_) {
-      const std::optional<moment> m = firstOf(*pendingKind_);
-      pendingKind_.reset();
-      if (m) {
-        jumpTo(*m, false);
-      } else {
-        Q_EMIT statusMessage(tr("This run has no such moment to jump to"), 8000);
-      }
-    }
-  });
+  connect(jobs_, &BackgroundRun::finished, this, [this](quint64, const OutcomePtr& o) { take(o); });
   connect(bridge_, &EngineBridge::snapshotReady, this, &MomentsController::onSnapshot);
   connect(bridge_, &EngineBridge::commandPosted, this, &MomentsController::onCommandPosted);
   showState();
@@ -98,13 +83,48 @@ void MomentsController::setActive(bool active) {
   showState();
 }
 
+void MomentsController::shareRunsWith(const WhatIfController* whatIf) {
+  whatIf_ = whatIf;
+  // The what-if's current run may finish first, though ours started before it: ours yields to
+  // the live engine (Share::ahead), the what-if's does not.
+  connect(whatIf_, &WhatIfController::currentChanged, this, [this](const OutcomePtr& o) {
+    if (jobs_->busy() && ranExactly(o, ahead_)) {
+      jobs_->cancel();
+      take(o);
+    }
+  });
+}
+
 void MomentsController::find(const run_description& ahead) {
   ahead_ = ahead;
   moments_.reset();
   error_.clear();
+  if (whatIf_ && ranExactly(whatIf_->current(), ahead)) {  // the same run's moments, already found
+    jobs_->cancel();
+    take(whatIf_->current());
+    return;
+  }
   jobs_->start(ahead);
   showState();
   Q_EMIT momentsChanged();
+}
+
+void MomentsController::take(const OutcomePtr& o) {
+  error_ = o->error;
+  if (error_.isEmpty()) moments_ = o->moments;
+  showState();
+  Q_EMIT momentsChanged();
+  if (!moments_) return;
+  chooseSpeed();
+  if (pendingKind_) {
+    const std::optional<moment> m = firstOf(*pendingKind_);
+    pendingKind_.reset();
+    if (m) {
+      jumpTo(*m, false);
+    } else {
+      Q_EMIT statusMessage(tr("This run has no such moment to jump to"), 8000);
+    }
+  }
 }
 
 void MomentsController::post(const runner_command& c) {

@@ -7,6 +7,8 @@
 // a reset replays the same steps (otherwise the jump is refused and the status bar says why).
 // The live view after a jump is the engine's snapshot at exactly that step. It also sets the
 // default pace from the run's length (core's default_steps_per_second) until the user picks one.
+// A whole run the what-if made of exactly the run ahead (its current config's, which carries the
+// moments too) is taken instead of running the load again.
 #include <QObject>
 #include <QString>
 
@@ -15,6 +17,7 @@
 #include <optional>
 
 #include "common/meta_types.hpp"
+#include "jobs/background_run.hpp"  // OutcomePtr
 #include "run/commands.hpp"
 #include "run/moments.hpp"
 #include "run/run_description.hpp"
@@ -28,6 +31,7 @@ class BackgroundRun;
 class EngineBridge;
 class PolicyController;
 class RunPanel;
+class WhatIfController;
 
 class MomentsController : public QObject {
   Q_OBJECT
@@ -39,6 +43,10 @@ class MomentsController : public QObject {
   void setRun(const run_description& run);
   // Off in a tour, which drives the view itself: nothing is found, nothing to jump to.
   void setActive(bool active);
+  // Takes the moments from `whatIf`'s run of the current config when it is exactly the run ahead.
+  void shareRunsWith(const WhatIfController* whatIf);
+  // The background runs this controller started (a run taken from the what-if is not one).
+  const BackgroundRun* jobs() const { return jobs_; }
   // The moments of the run ahead, or null while they are being found (or could not be).
   const run_moments* moments() const { return moments_.get(); }
   // What they were found on (the run ahead when they were asked for).
@@ -73,6 +81,7 @@ class MomentsController : public QObject {
     moment to;
   };
   void find(const run_description& ahead);
+  void take(const OutcomePtr& outcome);  // the moments found, by our run or the what-if's
   void post(const runner_command& c);  // ours, not the user's
   void onSnapshot(const SnapshotPtr& s);
   void onCommandPosted(const runner_command& c);
@@ -87,6 +96,7 @@ class MomentsController : public QObject {
   EngineBridge* bridge_;
   RunPanel* runPanel_;
   PolicyController* policy_;
+  const WhatIfController* whatIf_ = nullptr;
   BackgroundRun* jobs_ = nullptr;
   QMenu* menu_ = nullptr;
   QTimer* check_ = nullptr;

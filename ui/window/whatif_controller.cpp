@@ -2,15 +2,7 @@
 
 #include <QTimer>
 
-#include "io/session_file.hpp"
-
 namespace kvscope::ui {
-namespace {
-
-// Two descriptions are the same run when their session files are the same text.
-bool sameRun(const run_description& a, const run_description& b) { return session_to_json(a) == session_to_json(b); }
-
-}  // namespace
 
 WhatIfController::WhatIfController(QObject* parent) : QObject(parent) {
   currentJobs_ = new BackgroundRun(this);
@@ -41,7 +33,7 @@ bool WhatIfController::whatIfPending() const { return debounce_->isActive() || w
 void WhatIfController::setRun(const run_description& run) {
   const run_description whole = wholeRun(run);
   discard();
-  if (current_ && current_->error.isEmpty() && sameRun(current_->run, whole)) {
+  if (ranExactly(current_, whole)) {
     run_ = whole;
     return;
   }

@@ -11,7 +11,7 @@
 #include "load/load_error.hpp"
 #include "load/request_source.hpp"
 #include "run/option_table.hpp"
-#include "run_setup.hpp"
+#include "common/run_setup.hpp"
 
 namespace kvscope::app {
 

@@ -21,23 +21,25 @@
 #include <vector>
 
 #include "arguments.hpp"
-#include "block_map_widget.hpp"
+#include "plots/block_map_widget.hpp"
+#include "window/comparison_controller.hpp"
 #include "engine/engine.hpp"
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "io/policy_file.hpp"
 #include "io/trace_checksum.hpp"
 #include "kvscope_version.hpp"
 #include "load/load_error.hpp"
-#include "jump_menu.hpp"
-#include "main_window.hpp"
-#include "moments_controller.hpp"
+#include "panels/jump_menu.hpp"
+#include "window/main_window.hpp"
+#include "window/moments_controller.hpp"
 #include "memory/model_shape.hpp"
 #include "run/option_table.hpp"
-#include "run_setup.hpp"
-#include "startup_error.hpp"
+#include "common/run_setup.hpp"
+#include "common/startup_error.hpp"
 #include "tour/tour_text.hpp"
-#include "tour_controller.hpp"
-#include "tour_slide.hpp"
+#include "window/tour_controller.hpp"
+#include "tour/tour_slide.hpp"
+#include "window/whatif_controller.hpp"
 #include "util/byte_size.hpp"
 #include "util/exit_status.hpp"
 
@@ -224,7 +226,7 @@ int runWindow(const kvscope::run_description& run, const QCommandLineParser& par
   if (isSet("what-if")) {
     const auto config = kvscope::read_policy_config(parser.value(QStringLiteral("what-if")).toStdString());
     if (!config) return fail(exit_bad_input, QString::fromStdString(config.error()));
-    window.proposeWhatIf(*config);
+    window.comparison()->whatIf()->propose(*config);
   }
   if (isSet("sweep")) {
     QString error;

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "block_map_widget.hpp"
+#include "plots/block_map_widget.hpp"
 
 namespace {
 

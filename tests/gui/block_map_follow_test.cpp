@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "block_map_widget.hpp"
+#include "plots/block_map_widget.hpp"
 #include "gui_test_support.hpp"
-#include "theme.hpp"
+#include "common/theme.hpp"
 
 namespace kvscope::ui {
 namespace {

@@ -12,11 +12,11 @@
 #include <random>
 #include <thread>
 
-#include "block_map_widget.hpp"
-#include "block_table_panel.hpp"
+#include "plots/block_map_widget.hpp"
+#include "panels/block_table_panel.hpp"
 #include "gui_test_support.hpp"
 #include "run/runner.hpp"
-#include "theme.hpp"
+#include "common/theme.hpp"
 
 namespace kvscope::ui {
 namespace {

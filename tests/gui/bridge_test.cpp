@@ -7,12 +7,12 @@
 
 #include "run/run_service.hpp"
 #include "engine/engine.hpp"
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
 #include "io/metrics_csv.hpp"
 #include "load/generator_spec.hpp"
-#include "run_loader.hpp"
-#include "run_setup.hpp"
+#include "jobs/run_loader.hpp"
+#include "common/run_setup.hpp"
 #include "temp_dir.hpp"
 #include "util/byte_size.hpp"
 

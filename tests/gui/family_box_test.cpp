@@ -9,13 +9,13 @@
 
 #include <gtest/gtest.h>
 
-#include "engine_bridge.hpp"
-#include "family_box.hpp"
+#include "jobs/engine_bridge.hpp"
+#include "panels/family_box.hpp"
 #include "gui_test_support.hpp"
-#include "main_window.hpp"
-#include "policy_panel.hpp"
-#include "pressure_plot.hpp"
-#include "run_setup.hpp"
+#include "window/main_window.hpp"
+#include "panels/policy_panel.hpp"
+#include "plots/pressure_plot.hpp"
+#include "common/run_setup.hpp"
 
 namespace kvscope::ui {
 namespace {

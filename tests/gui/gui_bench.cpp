@@ -31,13 +31,13 @@
 #include <vector>
 
 #include "run/runner.hpp"
-#include "engine_bridge.hpp"
-#include "main_window.hpp"
-#include "memory_plot.hpp"
-#include "policy_panel.hpp"
-#include "pressure_plot.hpp"
-#include "qcustomplot_include.hpp"
-#include "run_setup.hpp"
+#include "jobs/engine_bridge.hpp"
+#include "window/main_window.hpp"
+#include "plots/memory_plot.hpp"
+#include "panels/policy_panel.hpp"
+#include "plots/pressure_plot.hpp"
+#include "common/qcustomplot_include.hpp"
+#include "common/run_setup.hpp"
 #include "util/byte_size.hpp"
 
 namespace {

@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "engine_bridge.hpp"
-#include "latency_panel.hpp"
-#include "main_window.hpp"
-#include "run_setup.hpp"
+#include "jobs/engine_bridge.hpp"
+#include "panels/latency_panel.hpp"
+#include "window/main_window.hpp"
+#include "common/run_setup.hpp"
 
 namespace kvscope::test {
 

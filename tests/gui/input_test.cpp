@@ -13,11 +13,11 @@
 
 #include <gtest/gtest.h>
 
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
-#include "main_window.hpp"
-#include "policy_panel.hpp"
-#include "wheel_guard.hpp"
+#include "window/main_window.hpp"
+#include "panels/policy_panel.hpp"
+#include "common/wheel_guard.hpp"
 
 namespace kvscope::ui {
 namespace {

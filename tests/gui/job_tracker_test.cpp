@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gui_test_support.hpp"
-#include "job_tracker.hpp"
+#include "jobs/job_tracker.hpp"
 
 namespace kvscope::ui {
 namespace {

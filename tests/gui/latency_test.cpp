@@ -9,20 +9,21 @@
 
 #include <cmath>
 
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
+#include "window/comparison_controller.hpp"
 #include "gui_test_support.hpp"
 #include "io/session_file.hpp"
-#include "latency_charts.hpp"
-#include "latency_panel.hpp"
-#include "main_window.hpp"
-#include "policy_panel.hpp"
+#include "plots/latency_charts.hpp"
+#include "panels/latency_panel.hpp"
+#include "window/main_window.hpp"
+#include "panels/policy_panel.hpp"
 #include "process.hpp"
-#include "qcustomplot_include.hpp"
-#include "request_table.hpp"
+#include "common/qcustomplot_include.hpp"
+#include "panels/request_table.hpp"
 #include "run/run_service.hpp"
 #include "run/run_summary.hpp"
 #include "temp_dir.hpp"
-#include "whatif_controller.hpp"
+#include "window/whatif_controller.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -155,14 +156,14 @@ TEST(Latency, AWhatIfIsDrawnAsAGhostWithTheCurrentRun) {
   const LatencyCharts& charts = *window->latencyPanel()->charts();
   ASSERT_TRUE(test::waitFor([&] {
     window->latencyPanel()->redraw();
-    return window->whatIf()->whatIf() && window->whatIf()->current() &&
+    return window->comparison()->whatIf()->whatIf() && window->comparison()->whatIf()->current() &&
            charts.ghostGraph(LatencyCharts::whatIf, LatencyCharts::ttft)->dataCount() > 0 &&
            charts.ghostGraph(LatencyCharts::currentRun, LatencyCharts::ttft)->dataCount() > 0;
   }, std::chrono::seconds(60)));
   EXPECT_TRUE(charts.ghostGraph(LatencyCharts::whatIf, LatencyCharts::tpot)->visible());
   // The ghost keeps four numbers a request, not the records, and they give the what-if's
   // summary bit for bit, its SLO included.
-  const OutcomePtr whatIf = window->whatIf()->whatIf();
+  const OutcomePtr whatIf = window->comparison()->whatIf()->whatIf();
   ASSERT_TRUE(whatIf->latency);
   const outcome_summary& service = whatIf->summary.service;
   const latency_series whole = whatIf->latency->build(1.0);
@@ -173,7 +174,7 @@ TEST(Latency, AWhatIfIsDrawnAsAGhostWithTheCurrentRun) {
   EXPECT_EQ(whole.ttft_s.p99, service.latency.ttft_s.p99);
   EXPECT_EQ(whole.tpot_s.p50, service.latency.tpot_s.p50);
   // Dropping the what-if removes both ghosts.
-  window->discardWhatIf();
+  window->comparison()->discardWhatIf();
   window->latencyPanel()->redraw();
   EXPECT_FALSE(charts.ghostGraph(LatencyCharts::whatIf, LatencyCharts::ttft)->visible());
   EXPECT_FALSE(charts.ghostGraph(LatencyCharts::currentRun, LatencyCharts::ttft)->visible());

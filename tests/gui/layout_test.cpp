@@ -18,11 +18,11 @@
 
 #include <gtest/gtest.h>
 
-#include "block_map_widget.hpp"
-#include "block_table_panel.hpp"
-#include "engine_bridge.hpp"
+#include "plots/block_map_widget.hpp"
+#include "panels/block_table_panel.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
-#include "main_window.hpp"
+#include "window/main_window.hpp"
 
 namespace kvscope::ui {
 namespace {

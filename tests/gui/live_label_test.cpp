@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "live_label.hpp"
+#include "common/live_label.hpp"
 
 namespace kvscope::ui {
 namespace {

@@ -14,16 +14,16 @@
 
 #include <gtest/gtest.h>
 
-#include "engine_bridge.hpp"
-#include "engine_options_box.hpp"
+#include "jobs/engine_bridge.hpp"
+#include "panels/engine_options_box.hpp"
 #include "gui_test_support.hpp"
 #include "load/generator_spec.hpp"
-#include "load_panel.hpp"
-#include "main_window.hpp"
-#include "run_loader.hpp"
-#include "run_panel.hpp"
+#include "panels/load_panel.hpp"
+#include "window/main_window.hpp"
+#include "jobs/run_loader.hpp"
+#include "panels/run_panel.hpp"
 #include "run/option_table.hpp"
-#include "run_setup.hpp"
+#include "common/run_setup.hpp"
 #include "temp_dir.hpp"
 
 namespace kvscope::ui {

@@ -8,12 +8,12 @@
 
 #include <sstream>
 
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
 #include "io/metrics_csv.hpp"
-#include "main_window.hpp"
-#include "metrics_export.hpp"
-#include "policy_panel.hpp"
+#include "window/main_window.hpp"
+#include "jobs/metrics_export.hpp"
+#include "panels/policy_panel.hpp"
 #include "temp_dir.hpp"
 
 namespace kvscope::ui {

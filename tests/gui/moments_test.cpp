@@ -3,6 +3,7 @@
 // out), and plays on when asked.
 #include <QAction>
 #include <QMenu>
+#include <QSignalSpy>
 #include <QToolButton>
 
 #include <gtest/gtest.h>
@@ -10,15 +11,19 @@
 #include <algorithm>
 #include <variant>
 
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
-#include "main_window.hpp"
-#include "moments_controller.hpp"
-#include "policy_controller.hpp"
+#include "jobs/background_run.hpp"
+#include "window/main_window.hpp"
+#include "window/comparison_controller.hpp"
+#include "window/moments_controller.hpp"
+#include "window/policy_controller.hpp"
+#include "window/whatif_controller.hpp"
 #include "run/moments.hpp"
 #include "run/run_service.hpp"
-#include "run_panel.hpp"
-#include "run_setup.hpp"
+#include "panels/run_panel.hpp"
+#include "common/run_setup.hpp"
+#include "temp_dir.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -180,6 +185,50 @@ TEST(JumpTo, TheDefaultPaceComesFromTheLoadsLength) {
       });
     }));
   }
+}
+
+// The what-if's whole run of the current config carries the moments too: once the run ahead is
+// exactly that run (here: the what-if applied), its moments are taken, not found by a run again;
+// and only then.
+TEST(JumpTo, TakesTheMomentsFromTheWhatIfsRunOfExactlyTheRunAhead) {
+  test::temp_dir dir;
+  const run_description run = test::smallSession();
+  MainWindow::Options o;
+  o.persistSettings = false;
+  o.pollIntervalMs = 10;
+  o.runsDirectory = QString::fromStdString(dir.path().string());
+  MainWindow window(test::makeTestRunner(run), run, 0.0, o);
+  const MomentsController* moments = window.moments();
+  WhatIfController* whatIf = window.comparison()->whatIf();
+  whatIf->setDebounceMs(0);
+  // No whole run of this config yet: the moments take a run of their own.
+  ASSERT_TRUE(test::waitFor([&] { return momentsFound(window); }, std::chrono::seconds(60)));
+  EXPECT_EQ(moments->jobs()->started(), 1);
+
+  // A what-if (the live run left as it is), then the current config's whole run: the moments
+  // are not found again.
+  policy_config other = run.options.policy;
+  other.q4_threshold = 0.8f;
+  whatIf->propose(other);
+  ASSERT_TRUE(test::waitFor([&] { return whatIf->whatIf() && whatIf->current(); },
+                            std::chrono::seconds(60)));
+  EXPECT_EQ(moments->jobs()->started(), 1);
+
+  // Applied, the what-if's run is the current config's whole run and the run ahead at once.
+  const OutcomePtr chosen = whatIf->whatIf();
+  QSignalSpy started(&window, &MainWindow::runStarted);
+  ASSERT_TRUE(window.comparison()->applyWhatIf());
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(test::waitFor([&] { return momentsFound(window); }, std::chrono::seconds(30)));
+  EXPECT_EQ(moments->jobs()->started(), 1);
+  EXPECT_EQ(moments->moments(), chosen->moments.get());
+  EXPECT_TRUE(sameRun(moments->ahead(), chosen->run));
+
+  // Another seed, another load: no whole run of it yet, so the moments take a run again.
+  window.resetRun(seedOf(window.currentRun()) + 1);
+  ASSERT_TRUE(test::waitFor([&] { return started.count() == 2; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(test::waitFor([&] { return momentsFound(window); }, std::chrono::seconds(60)));
+  EXPECT_EQ(moments->jobs()->started(), 2);
 }
 
 }  // namespace

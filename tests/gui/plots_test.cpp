@@ -8,10 +8,10 @@
 #include <memory>
 
 #include "run/metrics_history.hpp"
-#include "memory_plot.hpp"
-#include "pressure_plot.hpp"
-#include "qcustomplot_include.hpp"
-#include "transition_marks.hpp"
+#include "plots/memory_plot.hpp"
+#include "plots/pressure_plot.hpp"
+#include "common/qcustomplot_include.hpp"
+#include "plots/transition_marks.hpp"
 
 namespace kvscope::ui {
 namespace {

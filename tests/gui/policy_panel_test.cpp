@@ -14,11 +14,11 @@
 #include <utility>
 
 #include "gui_test_support.hpp"
-#include "block_map_widget.hpp"
-#include "main_window.hpp"
-#include "policy_panel.hpp"
-#include "engine_bridge.hpp"
-#include "pressure_plot.hpp"
+#include "plots/block_map_widget.hpp"
+#include "window/main_window.hpp"
+#include "panels/policy_panel.hpp"
+#include "jobs/engine_bridge.hpp"
+#include "plots/pressure_plot.hpp"
 #include "run/option_table.hpp"
 
 namespace kvscope::ui {

@@ -8,11 +8,12 @@
 #include <gtest/gtest.h>
 
 #include "gui_test_support.hpp"
+#include "window/comparison_controller.hpp"
 #include "io/session_file.hpp"
-#include "main_window.hpp"
+#include "window/main_window.hpp"
 #include "run/summary_compare.hpp"
-#include "run_list_panel.hpp"
-#include "run_store.hpp"
+#include "panels/run_list_panel.hpp"
+#include "panels/run_store.hpp"
 #include "temp_dir.hpp"
 
 namespace kvscope::ui {
@@ -74,16 +75,16 @@ TEST(Runs, AFinishedRunIsKeptAndCtrlBPinsItAsTheBaselineForNextTime) {
     window->show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
     feed->post(play_command{});
-    ASSERT_TRUE(test::waitFor([&] { return window->runStore()->runs().size() == 1; }, std::chrono::seconds(60)));
+    ASSERT_TRUE(test::waitFor([&] { return window->comparison()->runStore()->runs().size() == 1; }, std::chrono::seconds(60)));
     QTest::keyClick(window.get(), Qt::Key_B, Qt::ControlModifier);
-    ASSERT_NE(window->runStore()->baseline(), nullptr);
-    EXPECT_EQ(window->runListPanel()->table()->item(0, 0)->text(), QStringLiteral("★"));
+    ASSERT_NE(window->comparison()->runStore()->baseline(), nullptr);
+    EXPECT_EQ(window->comparison()->runList()->table()->item(0, 0)->text(), QStringLiteral("★"));
   }
   auto next = windowOn(dirOf(dir), &feed);
-  ASSERT_EQ(next->runStore()->runs().size(), 1);
-  ASSERT_NE(next->runStore()->baseline(), nullptr);
-  EXPECT_EQ(next->runListPanel()->table()->rowCount(), 1);
-  EXPECT_EQ(next->runListPanel()->table()->item(0, 0)->text(), QStringLiteral("★"));
+  ASSERT_EQ(next->comparison()->runStore()->runs().size(), 1);
+  ASSERT_NE(next->comparison()->runStore()->baseline(), nullptr);
+  EXPECT_EQ(next->comparison()->runList()->table()->rowCount(), 1);
+  EXPECT_EQ(next->comparison()->runList()->table()->item(0, 0)->text(), QStringLiteral("★"));
 }
 
 }  // namespace

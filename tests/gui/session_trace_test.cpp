@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
 #include "io/session_file.hpp"
-#include "main_window.hpp"
+#include "window/main_window.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "startup_error.hpp"
+#include "common/startup_error.hpp"
 
 namespace kvscope::ui {
 namespace {

@@ -5,12 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
-#include "live_label.hpp"
-#include "main_window.hpp"
-#include "memory_plot.hpp"
-#include "stats_panel.hpp"
+#include "common/live_label.hpp"
+#include "window/main_window.hpp"
+#include "plots/memory_plot.hpp"
+#include "panels/stats_panel.hpp"
 
 namespace kvscope::ui {
 namespace {

@@ -17,19 +17,20 @@
 #include <cmath>
 
 #include "gui_test_support.hpp"
+#include "window/comparison_controller.hpp"
 #include "io/session_file.hpp"
-#include "main_window.hpp"
+#include "window/main_window.hpp"
 #include "process.hpp"
-#include "qcustomplot_include.hpp"
+#include "common/qcustomplot_include.hpp"
 #include "sweep/config_apply.hpp"
 #include "sweep/objective.hpp"
 #include "sweep/pareto.hpp"
 #include "sweep/sweep_data.hpp"
-#include "sweep_job.hpp"
-#include "sweep_panel.hpp"
-#include "sweep_scatter.hpp"
+#include "jobs/sweep_job.hpp"
+#include "panels/sweep_panel.hpp"
+#include "plots/sweep_scatter.hpp"
 #include "temp_dir.hpp"
-#include "whatif_controller.hpp"
+#include "window/whatif_controller.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -45,13 +46,13 @@ std::unique_ptr<MainWindow> windowWithSweep() {
   QString error;
   EXPECT_TRUE(window->openSweep(QString::fromStdString(sweepCsv), &error)) << error.toStdString();
   QTest::qWait(20);
-  window->sweepPanel()->scatter()->plot()->replot();
+  window->comparison()->sweepPanel()->scatter()->plot()->replot();
   return window;
 }
 
 TEST(SweepView, OnePointPerMeasuredRowAndCoresParetoFrontHighlighted) {
   auto window = windowWithSweep();
-  const SweepPanel* panel = window->sweepPanel();
+  const SweepPanel* panel = window->comparison()->sweepPanel();
   EXPECT_EQ(panel->xBox()->currentText(), QStringLiteral("goodput_rps"));
   EXPECT_EQ(panel->yBox()->currentText(), QStringLiteral("attention_error_exposure"));
 
@@ -84,12 +85,12 @@ TEST(SweepView, OnePointPerMeasuredRowAndCoresParetoFrontHighlighted) {
   EXPECT_TRUE(status->text().contains(QStringLiteral("2 not run (refused as a whole"))) << status->text().toStdString();
   EXPECT_FALSE(status->text().contains(QStringLiteral("without a value"))) << status->text().toStdString();
   // An axis these accounting-payload runs never measure: the other 14 have no value on it.
-  window->sweepPanel()->yBox()->setCurrentText(QStringLiteral("quality.q4.attention_rel_l2"));
+  window->comparison()->sweepPanel()->yBox()->setCurrentText(QStringLiteral("quality.q4.attention_rel_l2"));
   EXPECT_TRUE(status->text().contains(QStringLiteral("14 without a value on these axes"))) << status->text().toStdString();
-  window->sweepPanel()->yBox()->setCurrentText(QStringLiteral("attention_error_exposure"));
+  window->comparison()->sweepPanel()->yBox()->setCurrentText(QStringLiteral("attention_error_exposure"));
 
   // Another pair of axes: the front follows core's for those two.
-  window->sweepPanel()->yBox()->setCurrentText(QStringLiteral("latency.ttft_s.p99"));
+  window->comparison()->sweepPanel()->yBox()->setCurrentText(QStringLiteral("latency.ttft_s.p99"));
   const std::size_t t = *data->metric("latency.ttft_s.p99");
   for (std::size_t r = 0; r < points.size(); ++r) points[r][1] = data->rows[r].metrics[t];
   EXPECT_EQ(scatter->frontRows(),
@@ -98,9 +99,9 @@ TEST(SweepView, OnePointPerMeasuredRowAndCoresParetoFrontHighlighted) {
 
 TEST(SweepView, HoverShowsTheConfigAndTheTwoValues) {
   auto window = windowWithSweep();
-  const SweepScatter* scatter = window->sweepPanel()->scatter();
+  const SweepScatter* scatter = window->comparison()->sweepPanel()->scatter();
   const std::size_t row = scatter->frontRows().front();
-  const auto& r = window->sweepPanel()->sweep()->rows[row];
+  const auto& r = window->comparison()->sweepPanel()->sweep()->rows[row];
   const QString text = scatter->tooltipText(row);
   for (const auto& s : r.config) {
     EXPECT_TRUE(text.contains(QString::fromStdString(s.name + " = " + s.value))) << text.toStdString();
@@ -116,14 +117,14 @@ TEST(SweepView, HoverShowsTheConfigAndTheTwoValues) {
 
 TEST(SweepView, ClickingAPointMakesExactlyItsConfigTheWhatIf) {
   auto window = windowWithSweep();
-  window->whatIf()->setDebounceMs(0);
-  SweepScatter* scatter = window->sweepPanel()->scatter();
+  window->comparison()->whatIf()->setDebounceMs(0);
+  SweepScatter* scatter = window->comparison()->sweepPanel()->scatter();
   const std::size_t row = scatter->frontRows().back();
-  const sweep_config config = window->sweepPanel()->sweep()->rows[row].config;
+  const sweep_config config = window->comparison()->sweepPanel()->sweep()->rows[row].config;
   ASSERT_EQ(config.size(), 3u);
   QTest::mouseClick(scatter->plot(), Qt::LeftButton, {}, scatter->pixelOf(row).toPoint());
-  ASSERT_TRUE(test::waitFor([&] { return window->whatIf()->whatIf() != nullptr; }, std::chrono::seconds(60)));
-  const run_description& ran = window->whatIf()->whatIf()->run;
+  ASSERT_TRUE(test::waitFor([&] { return window->comparison()->whatIf()->whatIf() != nullptr; }, std::chrono::seconds(60)));
+  const run_description& ran = window->comparison()->whatIf()->whatIf()->run;
   const run_description base = wholeRun(window->currentRun());
   EXPECT_EQ(session_to_json(ran), session_to_json(wholeRun(config_run(base, config))));
   EXPECT_NE(session_to_json(ran), session_to_json(base));
@@ -143,14 +144,14 @@ TEST(SweepView, ABadFileIsRefusedNamingItsLineAndTheViewKeepsWhatItShowed) {
   QString error;
   EXPECT_FALSE(window->openSweep(QString::fromStdString(dir.file("bad.csv")), &error));
   EXPECT_TRUE(error.contains(QStringLiteral("bad.csv:3: column '"))) << error.toStdString();
-  EXPECT_EQ(window->sweepPanel()->scatter()->plottedRows().size(), 14u);
+  EXPECT_EQ(window->comparison()->sweepPanel()->scatter()->plottedRows().size(), 14u);
   EXPECT_FALSE(window->openSweep(QString::fromStdString(dir.file("missing.csv")), &error));
   EXPECT_TRUE(error.contains(QStringLiteral("missing.csv"))) << error.toStdString();
 }
 
 TEST(SweepView, ABadGridIsShownInlineAndNothingRuns) {
   auto window = test::makeWindow(test::smallSession());
-  SweepPanel* panel = window->sweepPanel();
+  SweepPanel* panel = window->comparison()->sweepPanel();
   panel->gridEdit()->setText(QStringLiteral("q8_threshold=0.5:0.9:0"));
   QString error;
   EXPECT_FALSE(panel->startSweep(&error));
@@ -165,7 +166,7 @@ TEST(SweepView, ABadGridIsShownInlineAndNothingRuns) {
 
 TEST(SweepView, ASweepRunHereWritesTheClisBytes) {
   auto window = test::makeWindow(test::smallSession());
-  SweepPanel* panel = window->sweepPanel();
+  SweepPanel* panel = window->comparison()->sweepPanel();
   const QString grid = QStringLiteral("q8_threshold=0.5,0.7 q4_threshold=0.6,0.9 ewma_alpha=0.1,0.4");
   // A sweep cancelled, or left for a newer one, delivers nothing.
   panel->gridEdit()->setText(QStringLiteral("q8_threshold=0.2,0.4"));

@@ -13,17 +13,17 @@
 
 #include <tuple>
 
-#include "block_map_widget.hpp"
-#include "block_table_panel.hpp"
-#include "engine_bridge.hpp"
+#include "plots/block_map_widget.hpp"
+#include "panels/block_table_panel.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
-#include "main_window.hpp"
-#include "policy_panel.hpp"
+#include "window/main_window.hpp"
+#include "panels/policy_panel.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
-#include "tour_controller.hpp"
-#include "tour_panel.hpp"
-#include "tour_slide.hpp"
+#include "window/tour_controller.hpp"
+#include "tour/tour_panel.hpp"
+#include "tour/tour_slide.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -103,7 +103,7 @@ TEST(TourWindow, NextThenBackShowsIdenticalStates) {
     EXPECT_EQ(s.blocks, stateBlocks(f.state)) << "step " << i;
     EXPECT_EQ(s.snapshot, f.snapshot) << "step " << i;
     EXPECT_EQ(s.marked, f.focus.blocks) << "step " << i;
-    EXPECT_EQ(s.selected, TourController::tableSequence(f)) << "step " << i;
+    EXPECT_EQ(s.selected, tourTableSequence(f)) << "step " << i;
     EXPECT_EQ(s.table, s.selected) << "step " << i;
     EXPECT_EQ(s.plotted, f.state.engine_step) << "step " << i;  // every step so far, no more
     forward.push_back(s);
@@ -191,7 +191,7 @@ TEST(TourSlides, OnePdfPagePerStep) {
 
 TEST(TourSlides, ASlideShowsTheStepsTableWithItsHighlight) {
   const tour_frame& f = builtIn()->frames[3];  // B shares A's blocks #0 to #2
-  const QString html = tourTableHtml(f, TourController::tableSequence(f), lightTheme());
+  const QString html = tourTableHtml(f, tourTableSequence(f), lightTheme());
   EXPECT_NE(html.indexOf(QStringLiteral("Block table of request B")), -1) << html.toStdString();
   EXPECT_EQ(html.count(QStringLiteral("font-weight:bold")), 3);  // the three shared blocks
 }

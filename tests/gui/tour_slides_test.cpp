@@ -11,14 +11,14 @@
 
 #include <algorithm>
 
-#include "block_map_render.hpp"
-#include "block_map_widget.hpp"
-#include "level_legend.hpp"
+#include "plots/block_map_render.hpp"
+#include "plots/block_map_widget.hpp"
+#include "common/level_legend.hpp"
 #include "pdf_text_runs.hpp"
 #include "temp_dir.hpp"
-#include "theme.hpp"
-#include "tour_controller.hpp"
-#include "tour_slide.hpp"
+#include "common/theme.hpp"
+#include "window/tour_controller.hpp"
+#include "tour/tour_slide.hpp"
 
 namespace kvscope::ui {
 namespace {

@@ -14,27 +14,28 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compare_panel.hpp"
-#include "engine_bridge.hpp"
-#include "engine_options_box.hpp"
-#include "load_panel.hpp"
+#include "panels/compare_panel.hpp"
+#include "window/comparison_controller.hpp"
+#include "jobs/engine_bridge.hpp"
+#include "panels/engine_options_box.hpp"
+#include "panels/load_panel.hpp"
 #include "gui_test_support.hpp"
 #include "io/session_file.hpp"
-#include "main_window.hpp"
-#include "memory_plot.hpp"
-#include "family_box.hpp"
-#include "ghost_graphs.hpp"
-#include "policy_panel.hpp"
-#include "qcustomplot_include.hpp"
-#include "pressure_plot.hpp"
+#include "window/main_window.hpp"
+#include "plots/memory_plot.hpp"
+#include "panels/family_box.hpp"
+#include "plots/ghost_graphs.hpp"
+#include "panels/policy_panel.hpp"
+#include "common/qcustomplot_include.hpp"
+#include "plots/pressure_plot.hpp"
 #include "process.hpp"
 #include "run/run_service.hpp"
 #include "run/summary_compare.hpp"
-#include "run_setup.hpp"
-#include "run_store.hpp"
+#include "common/run_setup.hpp"
+#include "panels/run_store.hpp"
 #include "temp_dir.hpp"
-#include "whatif_controller.hpp"
-#include "whatif_thresholds.hpp"
+#include "window/whatif_controller.hpp"
+#include "plots/whatif_thresholds.hpp"
 
 namespace kvscope::ui {
 namespace {
@@ -58,13 +59,15 @@ double jsonValue(const nlohmann::json& j, std::string_view key) {
 // The compare table's what-if column holds exactly `values`, bit for bit, a headline metric a row.
 void expectWhatIfColumn(MainWindow& w, const std::vector<double>& values) {
   const auto keys = headline_metric_keys();
+  const ComparePanel* table = w.comparison()->comparePanel();
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    EXPECT_TRUE(same(w.comparePanel()->value(static_cast<int>(i), ComparePanel::otherColumn), values[i])) << keys[i];
+    EXPECT_TRUE(same(table->value(static_cast<int>(i), ComparePanel::otherColumn), values[i])) << keys[i];
   }
 }
 
 bool ghostShown(MainWindow& w) {
-  return w.whatIf()->whatIf() && w.whatIf()->current() && w.pressurePlot()->ghostPoints() > 0 &&
+  const WhatIfController* whatIf = w.comparison()->whatIf();
+  return whatIf->whatIf() && whatIf->current() && w.pressurePlot()->ghostPoints() > 0 &&
          w.memoryPlot()->ghostPoints() > 0;
 }
 
@@ -75,7 +78,7 @@ TEST(WhatIf, GhostAndCompareTableMatchTheRunServiceAndTheCli) {
   window->policyPanel()->slider(PolicyPanel::q8Threshold)->setValue(600);
   ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
   std::printf("what-if ghost shown %lld ms after the change (250 ms debounce included)\n",
-              static_cast<long long>(window->whatIf()->lastLatencyMs()));
+              static_cast<long long>(window->comparison()->whatIf()->lastLatencyMs()));
 
   run_description whatIf = wholeRun(window->currentRun());
   whatIf.options.policy = window->policyPanel()->config();
@@ -93,7 +96,7 @@ TEST(WhatIf, GhostAndCompareTableMatchTheRunServiceAndTheCli) {
   ASSERT_EQ(cli.exit_code, 0) << cli.err;
   const auto json = nlohmann::json::parse(cli.out);
 
-  const ComparePanel* table = window->comparePanel();
+  const ComparePanel* table = window->comparison()->comparePanel();
   const auto keys = headline_metric_keys();
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const int row = table->rowOf(keys[i]);
@@ -117,7 +120,7 @@ TEST(WhatIf, ABudgetEditIsAWhatIfOfTheSameLoad) {
   ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
   run_description expected = wholeRun(window->currentRun());
   expected.options.budget_bytes = 8ull << 20;
-  EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
+  EXPECT_EQ(session_to_json(window->comparison()->whatIf()->whatIf()->run), session_to_json(expected));
   const std::vector<double> values = headline_values(run_to_end(expected).summary);
   expectWhatIfColumn(*window, values);
   EXPECT_EQ(window->currentRun().options.budget_bytes, 4ull << 20);  // the live run is untouched
@@ -135,7 +138,7 @@ TEST(WhatIf, AGpuChoiceIsAWhatIfWithThatGpusTiming) {
   ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
   run_description expected = wholeRun(window->currentRun());
   expected.options.gpu = "h100";
-  EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
+  EXPECT_EQ(session_to_json(window->comparison()->whatIf()->whatIf()->run), session_to_json(expected));
   const std::vector<double> values = headline_values(run_to_end(expected).summary);
   const std::vector<double> linear = headline_values(run_to_end(wholeRun(window->currentRun())).summary);
   EXPECT_NE(values, linear);  // another timing model: the latencies moved
@@ -152,7 +155,7 @@ TEST(WhatIf, AFamilyChoiceIsAWhatIfOfThatFamily) {
   ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
   run_description expected = wholeRun(window->currentRun());
   expected.options.policy.family = policy_family::fixed;
-  EXPECT_EQ(session_to_json(window->whatIf()->whatIf()->run), session_to_json(expected));
+  EXPECT_EQ(session_to_json(window->comparison()->whatIf()->whatIf()->run), session_to_json(expected));
   const std::vector<double> values = headline_values(run_to_end(expected).summary);
   expectWhatIfColumn(*window, values);
 }
@@ -168,15 +171,15 @@ TEST(WhatIf, ItsThresholdsAreDrawnOnThePressurePlot) {
   policy_config whatIf = window->currentRun().options.policy;
   whatIf.q8_threshold = 0.5f;
   whatIf.q4_threshold = 0.8f;
-  window->proposeWhatIf(whatIf);
+  window->comparison()->whatIf()->propose(whatIf);
   ASSERT_TRUE(test::waitFor([&] { return ghostShown(*window); }, std::chrono::seconds(60)));
   ASSERT_TRUE(drawn.shown());
   EXPECT_EQ(drawn.q8LineValue(), double{whatIf.q8_threshold});
   EXPECT_EQ(drawn.q4BandBottom(), double{whatIf.q4_threshold} - double{whatIf.hysteresis});
   whatIf.family = policy_family::fixed;
-  window->proposeWhatIf(whatIf);
+  window->comparison()->whatIf()->propose(whatIf);
   ASSERT_TRUE(test::waitFor([&] {
-    return ghostShown(*window) && window->whatIf()->whatIf()->run.options.policy.family == policy_family::fixed;
+    return ghostShown(*window) && window->comparison()->whatIf()->whatIf()->run.options.policy.family == policy_family::fixed;
   }, std::chrono::seconds(60)));
   EXPECT_FALSE(drawn.shown());
 }
@@ -189,7 +192,7 @@ TEST(WhatIf, OnTheDemoTheGhostFollowsAChange) {
   window->policyPanel()->slider(PolicyPanel::q8Threshold)->setValue(600);
   ASSERT_TRUE(test::waitFor([&] { return window->pressurePlot()->ghostPoints() > 0; }, std::chrono::seconds(60)));
   std::printf("demo: what-if ghost shown %lld ms after the change (250 ms debounce included)\n",
-              static_cast<long long>(window->whatIf()->lastLatencyMs()));
+              static_cast<long long>(window->comparison()->whatIf()->lastLatencyMs()));
   EXPECT_GT(window->memoryPlot()->ghostPoints(), 1000u);  // the whole run: about 2,900 steps
   // Each dashed line of the memory plot runs over a wider halo of the background, drawn under it,
   // so it reads where it follows the edge of a filled area.
@@ -222,7 +225,7 @@ double shareIn(const std::string& path) {
 TEST(WhatIf, PolicyExportSaysWhichShareOfTheRunItsConfigGoverned) {
   runner* feed = nullptr;
   auto window = test::makeWindow(test::smallSession(), &feed);
-  window->whatIf()->setDebounceMs(600000);  // no what-if yet: the live run alone
+  window->comparison()->whatIf()->setDebounceMs(600000);  // no what-if yet: the live run alone
   ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
   window->policyPanel()->slider(PolicyPanel::q8Threshold)->setValue(600);
   ASSERT_TRUE(test::stepAndShow(*window, *feed, 20));
@@ -231,9 +234,9 @@ TEST(WhatIf, PolicyExportSaysWhichShareOfTheRunItsConfigGoverned) {
   QString error;
   ASSERT_TRUE(window->exportPolicyConfig(QString::fromStdString(dir.file("half.json")), &error)) << error.toStdString();
   EXPECT_EQ(shareIn(dir.file("half.json")), 0.5);  // steps 20..39 of 40
-  window->whatIf()->setDebounceMs(0);
-  window->whatIf()->propose(window->policyPanel()->config());
-  ASSERT_TRUE(test::waitFor([&] { return window->whatIf()->whatIf() != nullptr; }, std::chrono::seconds(60)));
+  window->comparison()->whatIf()->setDebounceMs(0);
+  window->comparison()->whatIf()->propose(window->policyPanel()->config());
+  ASSERT_TRUE(test::waitFor([&] { return window->comparison()->whatIf()->whatIf() != nullptr; }, std::chrono::seconds(60)));
   ASSERT_TRUE(window->exportPolicyConfig(QString::fromStdString(dir.file("whole.json")), &error));
   EXPECT_EQ(shareIn(dir.file("whole.json")), 1.0);
 }
@@ -260,7 +263,7 @@ TEST(WhatIf, AStaleJobsResultIsDropped) {
 TEST(WhatIf, ANewerChangeWinsOverAStaleOne) {
   runner* feed = nullptr;
   auto window = test::makeWindow(test::smallSession(), &feed);
-  WhatIfController* whatIf = window->whatIf();
+  WhatIfController* whatIf = window->comparison()->whatIf();
   whatIf->setDebounceMs(0);
   policy_config first = window->policyPanel()->config(), second = first;
   first.q8_threshold = 0.55f;
@@ -282,12 +285,12 @@ TEST(WhatIf, ApplyMakesTheWhatIfCurrentAndKeepsIt) {
   MainWindow window(test::makeTestRunner(s), s, 0.0, o);
   window.policyPanel()->slider(PolicyPanel::q4Threshold)->setValue(800);
   ASSERT_TRUE(test::waitFor([&] { return ghostShown(window); }, std::chrono::seconds(60)));
-  const policy_config chosen = window.whatIf()->whatIf()->run.options.policy;
+  const policy_config chosen = window.comparison()->whatIf()->whatIf()->run.options.policy;
   QSignalSpy started(&window, &MainWindow::runStarted);
-  window.comparePanel()->applyButton()->click();
-  EXPECT_EQ(window.whatIf()->current()->run.options.policy, chosen);
+  window.comparison()->comparePanel()->applyButton()->click();
+  EXPECT_EQ(window.comparison()->whatIf()->current()->run.options.policy, chosen);
   EXPECT_EQ(window.pressurePlot()->ghostPoints(), 0u);  // no what-if now
-  ASSERT_EQ(window.runStore()->runs().size(), 1);
+  ASSERT_EQ(window.comparison()->runStore()->runs().size(), 1);
   ASSERT_TRUE(test::waitFor([&] { return started.count() == 1; }, std::chrono::seconds(30)));
   EXPECT_EQ(window.currentRun().options.policy, chosen);
 }

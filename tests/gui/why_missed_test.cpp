@@ -10,14 +10,14 @@
 #include <cmath>
 #include <map>
 
-#include "engine_bridge.hpp"
+#include "jobs/engine_bridge.hpp"
 #include "gui_test_support.hpp"
-#include "latency_charts.hpp"
-#include "latency_panel.hpp"
-#include "main_window.hpp"
-#include "miss_chart.hpp"
-#include "qcustomplot_include.hpp"
-#include "request_table.hpp"
+#include "plots/latency_charts.hpp"
+#include "panels/latency_panel.hpp"
+#include "window/main_window.hpp"
+#include "plots/miss_chart.hpp"
+#include "common/qcustomplot_include.hpp"
+#include "panels/request_table.hpp"
 #include "run/run_summary.hpp"
 
 namespace kvscope::ui {

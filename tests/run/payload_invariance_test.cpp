@@ -1,7 +1,7 @@
 // The payload (real K/V bytes or counted ones) changes only the measured quality: scheduling,
 // clock, policy and memory per level are the same step for step, so a run's headline metrics
 // are the same bit for bit. The GUI's what-if relies on it to run its whole loads in
-// accounting mode (ui/background_run).
+// accounting mode (ui/jobs/background_run).
 #include <gtest/gtest.h>
 
 #include <vector>

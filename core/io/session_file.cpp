@@ -28,23 +28,13 @@ using json = nlohmann::ordered_json;
 
 using detail::bad_field;
 using detail::fail_field;
-
-void only_keys(const json& object, const std::string& path,
-               std::initializer_list<std::string_view> allowed) {
-  if (!object.is_object())
-    fail_field(path, std::string("expected an object, got ") + object.type_name());
-  for (const auto& [key, value] : object.items()) {
-    bool known = false;
-    for (auto a : allowed) known = known || a == key;
-    if (!known) fail_field(path.empty() ? key : path + "." + key, "unknown key");
-  }
-}
+using detail::only_keys;
 
 template <class T>
 void read_field(const json& object, const std::string& path, std::string_view key, T& out) {
   const auto it = object.find(std::string(key));
   if (it == object.end()) return;  // missing: keep the default
-  const std::string where = path.empty() ? std::string(key) : path + "." + std::string(key);
+  const std::string where = detail::child_field(path, key);
   if constexpr (std::is_same_v<T, bool>) {
     if (!it->is_boolean())
       fail_field(where, std::string("expected true or false, got ") + it->type_name());

@@ -20,24 +20,11 @@ namespace {
 using json = nlohmann::ordered_json;
 
 using detail::fail_field;
-
-std::string child(const std::string& path, std::string_view key) {
-  return path.empty() ? std::string(key) : path + "." + std::string(key);
-}
+using detail::child_field;
+using detail::only_keys;
 
 std::string item(const std::string& path, std::size_t i) {
   return path + "[" + std::to_string(i) + "]";
-}
-
-void only_keys(const json& object, const std::string& path,
-               std::initializer_list<std::string_view> allowed) {
-  if (!object.is_object())
-    fail_field(path, std::string("expected an object, got ") + object.type_name());
-  for (const auto& [key, value] : object.items()) {
-    bool known = false;
-    for (auto a : allowed) known = known || a == key;
-    if (!known) fail_field(child(path, key), "unknown key");
-  }
 }
 
 std::string as_string(const json& v, const std::string& path) {
@@ -111,7 +98,7 @@ engine_options parse_engine(const json& j) {
   if (!j.is_object()) fail_field("engine", std::string("expected an object, got ") + j.type_name());
   std::optional<std::uint64_t> frames;
   for (const auto& [key, value] : j.items()) {
-    const std::string path = child("engine", key);
+    const std::string path = child_field("engine", key);
     if (key == "budget_frames") {
       frames = as_count(value, path, 1u << 20);
       if (*frames == 0) fail_field(path, "at least 1");
@@ -145,7 +132,7 @@ policy_config parse_policy(const json& j) {
                             {"q4_threshold", &policy_config::q4_threshold},
                             {"hysteresis", &policy_config::hysteresis},
                             {"ewma_alpha", &policy_config::ewma_alpha}}) {
-    if (j.contains(key)) p.*field = static_cast<float>(as_number(j.at(key), child("policy", key)));
+    if (j.contains(key)) p.*field = static_cast<float>(as_number(j.at(key), child_field("policy", key)));
   }
   if (j.contains("min_level")) p.min_level = as_level(j.at("min_level"), "policy.min_level");
   if (j.contains("max_level")) p.max_level = as_level(j.at("max_level"), "policy.max_level");
@@ -157,22 +144,22 @@ request parse_request(const json& j, const std::string& path, std::uint64_t id, 
   only_keys(j, path, {"name", "arrival_s", "prompt_tokens", "output_tokens", "prefix"});
   request r;
   r.id = id;
-  if (j.contains("name")) r.label = as_string(j.at("name"), child(path, "name"));
+  if (j.contains("name")) r.label = as_string(j.at("name"), child_field(path, "name"));
   if (j.contains("arrival_s")) {
-    r.arrival_s = as_number(j.at("arrival_s"), child(path, "arrival_s"));
-    if (r.arrival_s < 0) fail_field(child(path, "arrival_s"), "must not be negative");
+    r.arrival_s = as_number(j.at("arrival_s"), child_field(path, "arrival_s"));
+    if (r.arrival_s < 0) fail_field(child_field(path, "arrival_s"), "must not be negative");
   }
-  if (!j.contains("prompt_tokens")) fail_field(child(path, "prompt_tokens"), "missing");
-  r.prompt_tokens = static_cast<std::uint32_t>(as_count(j.at("prompt_tokens"), child(path, "prompt_tokens"), 1u << 24));
-  if (r.prompt_tokens == 0) fail_field(child(path, "prompt_tokens"), "at least 1");
+  if (!j.contains("prompt_tokens")) fail_field(child_field(path, "prompt_tokens"), "missing");
+  r.prompt_tokens = static_cast<std::uint32_t>(as_count(j.at("prompt_tokens"), child_field(path, "prompt_tokens"), 1u << 24));
+  if (r.prompt_tokens == 0) fail_field(child_field(path, "prompt_tokens"), "at least 1");
   if (j.contains("output_tokens")) {
-    r.output_tokens = static_cast<std::uint32_t>(as_count(j.at("output_tokens"), child(path, "output_tokens"), 1u << 24));
+    r.output_tokens = static_cast<std::uint32_t>(as_count(j.at("output_tokens"), child_field(path, "output_tokens"), 1u << 24));
   }
   if (j.contains("prefix")) {
     // The content of prompt blocks 0..i, as vLLM's chained block hashes: equal ids, shared blocks.
-    const json& prefix = as_array(j.at("prefix"), child(path, "prefix"));
+    const json& prefix = as_array(j.at("prefix"), child_field(path, "prefix"));
     for (std::size_t i = 0; i < prefix.size(); ++i) {
-      r.prefix_hashes.push_back(as_count(prefix[i], item(child(path, "prefix"), i)));
+      r.prefix_hashes.push_back(as_count(prefix[i], item(child_field(path, "prefix"), i)));
     }
     if (!r.prefix_hashes.empty()) r.prefix_block_size = block_size;
   }
@@ -225,10 +212,10 @@ tour_condition parse_condition(const json& j, const std::string& path, const std
   tour_condition c;
   for (const auto& [key, value] : j.items()) {
     if (key == "max_steps") {
-      c.max_steps = as_count(value, child(path, key), 1u << 24);
+      c.max_steps = as_count(value, child_field(path, key), 1u << 24);
     } else {
-      c.tests.push_back(parse_test(key, value, child(path, key)));
-      if (!c.tests.back().request.empty()) check_request_name(c.tests.back().request, requests, child(path, key));
+      c.tests.push_back(parse_test(key, value, child_field(path, key)));
+      if (!c.tests.back().request.empty()) check_request_name(c.tests.back().request, requests, child_field(path, key));
     }
   }
   if (c.tests.empty()) fail_field(path, "no condition to wait for");
@@ -240,7 +227,7 @@ tour_highlight parse_highlight(const json& j, const std::string& path,
   only_keys(j, path, {"requests", "blocks", "levels", "cached", "shared"});
   tour_highlight h;
   if (j.contains("requests")) {
-    const std::string p = child(path, "requests");
+    const std::string p = child_field(path, "requests");
     const json& list = as_array(j.at("requests"), p);
     for (std::size_t i = 0; i < list.size(); ++i) {
       std::string name = list[i].is_number_unsigned() ? std::to_string(list[i].get<std::uint64_t>())
@@ -250,19 +237,19 @@ tour_highlight parse_highlight(const json& j, const std::string& path,
     }
   }
   if (j.contains("blocks")) {
-    const std::string p = child(path, "blocks");
+    const std::string p = child_field(path, "blocks");
     const json& list = as_array(j.at("blocks"), p);
     for (std::size_t i = 0; i < list.size(); ++i) {
       h.blocks.push_back(static_cast<std::uint32_t>(as_count(list[i], item(p, i), no_block - 1)));
     }
   }
   if (j.contains("levels")) {
-    const std::string p = child(path, "levels");
+    const std::string p = child_field(path, "levels");
     const json& list = as_array(j.at("levels"), p);
     for (std::size_t i = 0; i < list.size(); ++i) h.levels.push_back(as_level(list[i], item(p, i)));
   }
-  if (j.contains("cached")) h.cached = as_bool(j.at("cached"), child(path, "cached"));
-  if (j.contains("shared")) h.shared = as_bool(j.at("shared"), child(path, "shared"));
+  if (j.contains("cached")) h.cached = as_bool(j.at("cached"), child_field(path, "cached"));
+  if (j.contains("shared")) h.shared = as_bool(j.at("shared"), child_field(path, "shared"));
   return h;
 }
 
@@ -270,20 +257,20 @@ tour_step parse_step(const json& j, const std::string& path, const std::vector<r
                      std::size_t index) {
   only_keys(j, path, {"title", "narration", "steps", "until", "highlight", "show"});
   tour_step s;
-  s.title = j.contains("title") ? as_string(j.at("title"), child(path, "title"))
+  s.title = j.contains("title") ? as_string(j.at("title"), child_field(path, "title"))
                                 : "Step " + std::to_string(index + 1);
-  if (!j.contains("narration")) fail_field(child(path, "narration"), "missing");
-  s.narration = as_string(j.at("narration"), child(path, "narration"));
-  if (s.narration.empty()) fail_field(child(path, "narration"), "empty");
+  if (!j.contains("narration")) fail_field(child_field(path, "narration"), "missing");
+  s.narration = as_string(j.at("narration"), child_field(path, "narration"));
+  if (s.narration.empty()) fail_field(child_field(path, "narration"), "empty");
   if (j.contains("steps") == j.contains("until")) {
     fail_field(path,
                "give exactly one of \"steps\" (engine steps to run) and \"until\" (a condition)");
   }
-  if (j.contains("steps")) s.steps = as_count(j.at("steps"), child(path, "steps"), 1u << 24);
-  if (j.contains("until")) s.until = parse_condition(j.at("until"), child(path, "until"), requests);
-  if (j.contains("highlight")) s.highlight = parse_highlight(j.at("highlight"), child(path, "highlight"), requests);
+  if (j.contains("steps")) s.steps = as_count(j.at("steps"), child_field(path, "steps"), 1u << 24);
+  if (j.contains("until")) s.until = parse_condition(j.at("until"), child_field(path, "until"), requests);
+  if (j.contains("highlight")) s.highlight = parse_highlight(j.at("highlight"), child_field(path, "highlight"), requests);
   if (j.contains("show")) {
-    const std::string p = child(path, "show");
+    const std::string p = child_field(path, "show");
     const json& list = as_array(j.at("show"), p);
     for (std::size_t i = 0; i < list.size(); ++i) {
       std::string name = as_string(list[i], item(p, i));

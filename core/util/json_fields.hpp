@@ -4,6 +4,7 @@
 // only core's .cpp files include it, so nlohmann_json stays private to core).
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,22 @@ struct bad_field : std::runtime_error {
 
 // Throws bad_field(field_text(field, what)).
 [[noreturn]] void fail_field(std::string_view field, std::string_view what);
+
+// "PATH.KEY", or KEY at the top (PATH ""): the name of a field inside the object at PATH.
+inline std::string child_field(std::string_view path, std::string_view key) {
+  return path.empty() ? std::string(key) : std::string(path) + "." + std::string(key);
+}
+
+// Throws bad_field unless `object` is an object whose keys are all in `allowed`.
+template <class Json>
+void only_keys(const Json& object, std::string_view path, std::initializer_list<std::string_view> allowed) {
+  if (!object.is_object()) fail_field(path, std::string("expected an object, got ") + object.type_name());
+  for (const auto& [key, value] : object.items()) {
+    bool known = false;
+    for (auto a : allowed) known = known || a == key;
+    if (!known) fail_field(child_field(path, key), "unknown key");
+  }
+}
 
 // What `parse()` returns, or "SOURCE: " + the message of the bad_field it threw.
 template <class Parse>

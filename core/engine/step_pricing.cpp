@@ -35,6 +35,7 @@ step_work step_pricing::piece(const step_work& step, std::uint64_t tokens, std::
         static_cast<std::uint64_t>(std::llround(static_cast<double>(step.kv_token_reads_by_level[l]) * kv_share));
   }
   w.kv_bytes_written = tokens * fp16_bytes_per_token_;
+  w.scheduled_earlier = step.scheduled_earlier;
   return w;
 }
 

@@ -117,8 +117,11 @@ step_time roofline::estimate(const step_work& work) const noexcept {
   }
   // A step with tokens runs every layer; one with only migrations runs no layer kernels.
   const double layers = work.tokens > 0 ? static_cast<double>(m.num_hidden_layers) : 0.0;
-  t.overhead_s = gpu.step_overhead_s + gpu.layer_overhead_s * layers +
-                 gpu.sequence_overhead_s * static_cast<double>(work.sequences);
+  // Multi-step scheduling exists to spread the host's work over its steps (vLLM RFC #6854):
+  // only the layers' launch costs recur in every step of a schedule.
+  const double host_s =
+      work.scheduled_earlier ? 0.0 : gpu.step_overhead_s + gpu.sequence_overhead_s * static_cast<double>(work.sequences);
+  t.overhead_s = host_s + gpu.layer_overhead_s * layers;
   t.bound = t.compute_s > t.memory_s ? bound_by::compute : bound_by::memory;
   t.seconds = t.overhead_s + t.matmul_s + t.attention_s + t.elementwise_s + t.comm_s;
   return t;

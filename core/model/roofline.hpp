@@ -61,6 +61,9 @@ struct step_work {
   std::uint64_t kv_bytes_written = 0;  // the new tokens' K and V
   std::uint64_t migration_bytes = 0;   // blocks requantized this step, read plus written
   std::array<std::uint64_t, kv_level_count> kv_token_reads_by_level{};  // for dequant FLOPs
+  // A later step of a multi-step schedule (`--num-scheduler-steps`): the host scheduled it and
+  // prepared its inputs with the schedule's first step, so it pays no step or sequence overhead.
+  bool scheduled_earlier = false;
 };
 
 enum class bound_by { compute, memory };

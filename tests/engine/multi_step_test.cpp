@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "engine_test_support.hpp"
+#include "model/builtin_models.hpp"
+#include "run/run_service.hpp"
 
 namespace kvscope {
 namespace {
@@ -31,6 +33,28 @@ TEST(MultiStep, TenStepsStreamTenTokensPerGapAtTheSameTpot) {
   EXPECT_NEAR(ten.latency.itl_s.p50, 10 * one.latency.tpot_s.p50, 0.02 * 10 * one.latency.tpot_s.p50);
   EXPECT_NEAR(ten.latency.ttft_s.p50, one.latency.ttft_s.p50, 1e-9);
   EXPECT_EQ(ten.output_tokens, one.output_tokens);
+}
+
+// With a GPU's step time, the host's work (scheduling, preparing inputs: the step and
+// per-sequence overheads) is paid once a schedule; its later steps pay only the layers' costs.
+TEST(MultiStep, LaterStepsOfAScheduleSkipTheHostOverheads) {
+  run_description run;
+  run.load_spec = "gen:rate=1,prompt=fixed:100,output=fixed:9,count=1";
+  run.options.model = "llama3-8b";
+  run.options.gpu = "h100";
+  run.options.budget_bytes = 8ull << 30;
+  run.options.scheduler.num_scheduler_steps = 4;
+  std::vector<double> step_seconds;
+  run_to_end(run, [&](const engine& e) { step_seconds.push_back(e.last_metrics().step_seconds); });
+  // The prefill, then two schedules of four decode steps: 1-4 and 5-8.
+  ASSERT_EQ(step_seconds.size(), 9u);
+  const auto gpu = *builtin_gpu("h100");
+  const double host = gpu.step_overhead_s + gpu.sequence_overhead_s;
+  // Consecutive decodes differ by one more token of context read: nanoseconds.
+  EXPECT_NEAR(step_seconds[1] - step_seconds[2], host, 1e-6);
+  EXPECT_NEAR(step_seconds[4] - step_seconds[5], -host, 1e-6);
+  EXPECT_NEAR(step_seconds[2], step_seconds[3], 1e-6);
+  EXPECT_NEAR(step_seconds[5] - step_seconds[6], host, 1e-6);
 }
 
 }  // namespace

@@ -58,6 +58,20 @@ TEST(Roofline, DecodeBytesAndFlopsByHand) {
   EXPECT_DOUBLE_EQ(t.seconds, t.overhead_s + t.matmul_s + t.attention_s + t.elementwise_s);
 }
 
+// A later step of a multi-step schedule pays its layers' launch costs but no host time: the
+// schedule's first step scheduled it and prepared its inputs.
+TEST(Roofline, LaterStepsOfAMultiStepSchedulePayNoHostTime) {
+  const auto r = make("llama3-8b", "h100");
+  step_work first = decode_1000();
+  first.sequences = 3;
+  step_work later = first;
+  later.scheduled_earlier = true;
+  const auto a = r.estimate(first), b = r.estimate(later);
+  EXPECT_DOUBLE_EQ(a.overhead_s, default_step_overhead_s + 32 * default_layer_overhead_s + 3 * default_sequence_overhead_s);
+  EXPECT_DOUBLE_EQ(b.overhead_s, 32 * default_layer_overhead_s);
+  EXPECT_NEAR(a.seconds - b.seconds, default_step_overhead_s + 3 * default_sequence_overhead_s, 1e-15);
+}
+
 // A step that mixes a prefill chunk with long decodes pays for both: the chunk's matmuls are
 // compute-bound, the decodes' attention waits on their KV, and the kernels run one after another.
 TEST(Roofline, AMixedStepAddsItsKernelClasses) {

@@ -238,9 +238,10 @@ void print_residuals(const char* title, const std::vector<calibration_residual>&
 // calibrated run's range will come from.
 void print_calibration(const calibration& c) {
   std::printf("fitted on %s (%s, tp %u) in %llu simulations: compute efficiency %.4f, memory "
-              "efficiency %.4f, per-layer overhead %.1f us, per-sequence overhead %.1f us\n",
+              "efficiency %.4f, KV memory efficiency %.4f, per-layer overhead %.1f us, per-sequence overhead %.1f us\n",
               c.gpu.c_str(), c.model.c_str(), c.tensor_parallel, static_cast<unsigned long long>(c.evaluations),
-              c.compute_efficiency, c.memory_efficiency, 1e6 * c.layer_overhead_s, 1e6 * c.sequence_overhead_s);
+              c.compute_efficiency, c.memory_efficiency, c.kv_memory_efficiency, 1e6 * c.layer_overhead_s,
+              1e6 * c.sequence_overhead_s);
   std::printf("%u independent figures (median TTFT and TPOT of each distinct load) determine %zu parameters: "
               "fitted %s; held at the GPU's defaults: %s\n",
               c.independent_figures, c.fitted.size(), joined(c.fitted).c_str(), joined(c.held).c_str());

@@ -136,6 +136,7 @@ std::string calibration_to_json(const calibration& c) {
   j["tensor_parallel"] = c.tensor_parallel;
   j["compute_efficiency"] = c.compute_efficiency;
   j["memory_efficiency"] = c.memory_efficiency;
+  if (c.kv_memory_efficiency > 0) j["kv_memory_efficiency"] = c.kv_memory_efficiency;
   j["step_overhead_s"] = c.step_overhead_s;
   j["layer_overhead_s"] = c.layer_overhead_s;
   j["sequence_overhead_s"] = c.sequence_overhead_s;
@@ -178,6 +179,9 @@ expected<calibration, std::string> parse_calibration(std::string_view text_in, s
     }
     c.compute_efficiency = positive(j, "compute_efficiency", 1, 0.01);
     c.memory_efficiency = positive(j, "memory_efficiency", 1, 0.01);
+    if (j.contains("kv_memory_efficiency")) {  // absent before it was a parameter
+      c.kv_memory_efficiency = positive(j, "kv_memory_efficiency", 1, 0.01);
+    }
     c.step_overhead_s = positive(j, "step_overhead_s", 1);
     if (const auto it = j.find("layer_overhead_s"); it != j.end()) {  // absent before the per-layer term
       if (!it->is_number() || !(it->get<double>() >= 0 && it->get<double>() <= 0.01)) {

@@ -42,6 +42,7 @@ struct calibration {
   // is in it, so a calibrated run sets that to 1.
   double compute_efficiency = 0;
   double memory_efficiency = 0;
+  double kv_memory_efficiency = 0;  // 0 in files written before it was a parameter: the GPU's
   double step_overhead_s = 0;   // the GPU's, held: one step's fixed cost is the layers' too
   double layer_overhead_s = 0;  // fitted: with the layer count, the fixed cost of every step
   double sequence_overhead_s = 0;

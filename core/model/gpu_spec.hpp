@@ -21,36 +21,38 @@ namespace kvscope {
 // Share of the attainable rates (gemm_flops, attention_flops) a serving step's matmuls and
 // attention reach: below 1 because a step's GEMMs are smaller and more varied than the best shape
 // a matmul benchmark finds.
-inline constexpr double default_compute_efficiency = 0.7191;
+inline constexpr double default_compute_efficiency = 0.7439;
 
 // Share of peak memory bandwidth the matmuls reach while they stream the weights (decode's GEMVs
 // and small GEMMs): streaming kernels get close to 90 % of HBM peak.
-inline constexpr double default_memory_efficiency = 0.7777;
+inline constexpr double default_memory_efficiency = 0.7134;
 
 // Share of peak memory bandwidth attention reaches over the paged KV cache: blocks of 16 tokens
 // scattered through the pool, gathered through a block table, read in shorter bursts than weights.
-inline constexpr double default_kv_memory_efficiency = 0.4802;
+inline constexpr double default_kv_memory_efficiency = 0.4161;
 
 // Time per step no roofline sees: scheduling, input preparation and sampling on the host that
-// the engine does not overlap with GPU work (vLLM's v0.6.0 performance post,
-// blog.vllm.ai/2024/09/05/perf-update.html, found it a large share of a Llama-3-8B step on an
-// H100 before overlapping them).
-inline constexpr double default_step_overhead_s = 388.9e-6;
+// the engine does not overlap with GPU work. vLLM's v0.6.0 performance post
+// (blog.vllm.ai/2024/09/05/perf-update.html) found it a large share of a Llama-3-8B step on an
+// H100 under V0; V1's engine core keeps it small, and the fit leaves it weakly determined
+// (the set's V1 points are large batches and one concurrency-1 decode).
+inline constexpr double default_step_overhead_s = 62.2e-6;
 
-// Time per layer per step beside its matmuls and attention: the norms, rotary embedding,
-// activation and residual kernels and the gaps between launches, which grow with depth and not
-// with the bytes or FLOPs of the step.
-inline constexpr double default_layer_overhead_s = 54.43e-6;
+// Time per layer per step beside its matmuls and attention: the gaps between kernel launches,
+// which grow with depth and not with the bytes or FLOPs of the step.
+inline constexpr double default_layer_overhead_s = 13.98e-6;
 
 // Host time per scheduled sequence per step: building its inputs, sampling and detokenizing its
 // token, streaming it out.
-inline constexpr double default_sequence_overhead_s = 29.55e-6;
+inline constexpr double default_sequence_overhead_s = 2.12e-6;
 
 // The same three host overheads for vLLM's V0 engine (0.5-0.7), fitted with the above on the
 // set's V0 points: engine_setup uses them for --vllm-engine v0 where the GPU has the V1 defaults.
-inline constexpr double default_v0_step_overhead_s = 333.8e-6;
-inline constexpr double default_v0_layer_overhead_s = 54.43e-6;
-inline constexpr double default_v0_sequence_overhead_s = 5.09e-6;
+// V0 scheduled and processed outputs in Python between forward passes: 1.4 ms a step and 65 us
+// a sequence, paid once per schedule under multi-step scheduling (roofline.hpp).
+inline constexpr double default_v0_step_overhead_s = 1407.0e-6;
+inline constexpr double default_v0_layer_overhead_s = 13.98e-6;
+inline constexpr double default_v0_sequence_overhead_s = 65.07e-6;
 
 // Attainable shares of peak BF16 FLOP/s for a GPU file that gives no benchmark figure: the best
 // BF16 matmul on NVIDIA data-centre GPUs reaches 80-86 % of peak (stas00/ml-engineering, "Maximum

@@ -24,18 +24,22 @@ double median(std::vector<double> v) {
 
 // The parameters a calibration may fit, in the order measurements determine them: a TTFT is
 // mostly prefill arithmetic (compute efficiency); a TPOT at low concurrency mostly weight reads
-// and the fixed cost of every layer; how TPOT grows with the batch, the cost per sequence;
-// memory efficiency last, since with the layers' cost it only shifts every decode step alike.
-constexpr std::size_t param_count = 4;
-constexpr std::array<const char*, param_count> param_key = {"compute_efficiency", "layer_overhead_s",
-                                                            "sequence_overhead_s", "memory_efficiency"};
+// and the fixed cost of every layer; how TPOT grows with the batch, first the rate attention
+// reads the paged KV cache at (a property of the server's attention kernel, and most of a large
+// batch's decode step), then the cost per sequence; memory efficiency last, since with the
+// layers' cost it only shifts every decode step alike.
+constexpr std::size_t param_count = 5;
+constexpr std::array<const char*, param_count> param_key = {
+    "compute_efficiency", "layer_overhead_s", "kv_memory_efficiency", "sequence_overhead_s", "memory_efficiency"};
+constexpr std::array<bool, param_count> param_is_share = {true, false, true, false, true};  // else a time
 using coords = std::array<double, param_count>;  // logits of the efficiencies, logs of the overheads
 
 engine_options with_coords(engine_options o, const coords& x) {
   o.compute_efficiency = std::clamp(sigmoid(x[0]), 0.01, 1.0);
   o.layer_overhead_s = std::clamp(std::exp(x[1]), 1e-9, 0.01);
-  o.sequence_overhead_s = std::clamp(std::exp(x[2]), 1e-9, 0.01);
-  o.memory_efficiency = std::clamp(sigmoid(x[3]), 0.01, 1.0);
+  o.kv_memory_efficiency = std::clamp(sigmoid(x[2]), 0.01, 1.0);
+  o.sequence_overhead_s = std::clamp(std::exp(x[3]), 1e-9, 0.01);
+  o.memory_efficiency = std::clamp(sigmoid(x[4]), 0.01, 1.0);
   return o;
 }
 
@@ -105,7 +109,7 @@ subset_fit fit_files(fit_problem& p, const std::vector<std::size_t>& files, std:
   std::vector<double> start, steps;
   for (const std::size_t j : out.fitted) {
     start.push_back(p.start[j]);
-    steps.push_back(j == 0 || j == 3 ? 0.5 : 1.0);
+    steps.push_back(param_is_share[j] ? 0.5 : 1.0);
   }
   const auto place = [&](const std::vector<double>& y) {
     coords x = p.start;
@@ -205,6 +209,7 @@ void apply_calibration(engine_options& options, const calibration& c) {
   options.compute_efficiency = c.compute_efficiency;
   options.sustained_share = 1.0;
   options.memory_efficiency = c.memory_efficiency;
+  if (c.kv_memory_efficiency > 0) options.kv_memory_efficiency = c.kv_memory_efficiency;  // 0: an older file
   options.step_overhead_s = c.step_overhead_s;
   options.layer_overhead_s = c.layer_overhead_s;
   options.sequence_overhead_s = c.sequence_overhead_s;
@@ -236,7 +241,8 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
   // rates: the fit runs at a sustained share of 1 and starts from (or holds) their product.
   p.options.sustained_share = 1.0;
   p.start = {logit(std::min(gpu.compute_efficiency * gpu.sustained_share, 0.99)), std::log(std::max(gpu.layer_overhead_s, 1e-7)),
-             std::log(std::max(gpu.sequence_overhead_s, 1e-6)), logit(std::min(gpu.memory_efficiency, 0.99))};
+             logit(std::min(gpu.kv_memory_efficiency, 0.99)), std::log(std::max(gpu.sequence_overhead_s, 1e-6)),
+             logit(std::min(gpu.memory_efficiency, 0.99))};
 
   calibration c;
   c.model = base.model;
@@ -249,6 +255,7 @@ expected<calibration, std::string> fit_calibration(const engine_options& base,
   const auto fitted = with_coords(p.options, fit.x);
   c.compute_efficiency = fitted.compute_efficiency;
   c.memory_efficiency = fitted.memory_efficiency;
+  c.kv_memory_efficiency = fitted.kv_memory_efficiency;
   // The step overhead is held at the GPU's: with the layer count fixed, a fixed cost per step and
   // one per layer are the same thing to a calibration, so the fit moves only the per-layer one.
   c.step_overhead_s = gpu.step_overhead_s;

@@ -94,10 +94,10 @@ TEST(CliVllmBench, CalibrateOnOneFileSaysWhatItCannotTell) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("2 independent figures"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fitted compute_efficiency, layer_overhead_s"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("held at the GPU's defaults: sequence_overhead_s, memory_efficiency"), std::string::npos);
+  EXPECT_NE(r.out.find("held at the GPU's defaults: kv_memory_efficiency, sequence_overhead_s, memory_efficiency"), std::string::npos);
   EXPECT_NE(r.out.find("warning: as many figures as parameters"), std::string::npos) << r.out;
   const auto file = nlohmann::json::parse(read_text(calib));
-  EXPECT_EQ(file["held_at_defaults"][0], "sequence_overhead_s");
+  EXPECT_EQ(file["held_at_defaults"][0], "kv_memory_efficiency");
   EXPECT_EQ(file["error_band"]["basis"], "none");
   r = run_process({cli_path(), "simulate", "--load", "bench:" + measured, "--model", "llama3-8b", "--gpu", "h100",
                    "--budget", "auto", "--calibration", calib});

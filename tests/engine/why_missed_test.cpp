@@ -106,7 +106,9 @@ TEST(WhyMissed, UnchunkedPromptsStallTheDecodes) {
   const std::string load = "gen:rate=3,prompt=lognormal:4000:0.8,output=uniform:40:0.5,duration=120,seed=1";
   engine_options o = h100("auto", "ttft=2,tpot=0.03");
   o.scheduler.chunked_prefill = false;
-  o.max_model_len = 8192;
+  // Long enough for every prompt of the load (none rejected), with V0's token budget to match.
+  o.max_model_len = 32768;
+  o.scheduler.max_num_batched_tokens = 32768;
   const outcome before = run(o, load);
   expect_parts_add_up(before);
   EXPECT_EQ(main_cause(before), miss_cause::prefill_interference);

@@ -361,10 +361,19 @@ engine::measured_step engine::measure_and_advance(const step_plan& plan) {
     w.kv_bytes_written = w.tokens * shape_.fp16_bytes_per_token();  // new tokens land at fp16
   }
   // One walk over the running sequences for both: every step makes it, for every sequence.
+  // A decode token without a window lands in a block the scheduler has just made sure of.
+  const bool one_by_one = cache_->config().max_tokens == 0;
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
     // Accounting mode stores nothing: the lengths are all there is to write.
-    if (accounting) assert_ok(cache_->advance(kv_->cache_id(s.id), s.scheduled_tokens));
+    if (accounting) {
+      const sequence_id id = kv_->cache_id(s.id);
+      if (s.scheduled_tokens == 1 && one_by_one) {
+        cache_->advance_one(id);
+      } else {
+        assert_ok(cache_->advance(id, s.scheduled_tokens));
+      }
+    }
     if (timed) add_sequence_work(m, s);
   }
   return m;

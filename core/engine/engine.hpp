@@ -144,9 +144,10 @@ class engine {
   // Adds a scheduled sequence's tokens and attention reads to `m`. Inline: per sequence, per step.
   static void add_sequence_work(measured_step& m, const sequence_state& s) noexcept {
     ++m.work.sequences;
-    // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1).
+    // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1); b alone for
+    // one token (most of them: decodes), without the multiplies.
     const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
-    const std::uint64_t reads = (b * (b + 1) - a * (a + 1)) / 2;
+    const std::uint64_t reads = s.scheduled_tokens == 1 ? b : (b * (b + 1) - a * (a + 1)) / 2;
     m.work.context_token_reads += reads;
     m.context_tokens += b;
     if (a >= s.prefill_target) {  // a decode token (the prefill was done before this step)

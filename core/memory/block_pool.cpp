@@ -181,12 +181,15 @@ std::uint32_t block_pool::allocate_run(precision tier, sequence_id owner, std::i
   // the scales' reserve, each time on the lowest free frame.
   const std::uint32_t made = std::min(count, free_frames());
   std::int32_t logical = first_logical;
+  const std::size_t at = out.size();
+  out.resize(at + made);  // once, not a push_back call per block
+  block_id* into = out.data() + at;
   free_set_.take_smallest(made, [&](std::uint32_t frame) {
     assert(frames_[frame].used == 0 && frames_[frame].tier == precision::fp16);
     frames_[frame].used = 1;
     const block_id b = new_record();
     records_[b] = {frame * 4, owner, logical++, 0, 1};
-    out.push_back(b);
+    *into++ = b;
   });
   used_frames_ += made;
   tier_frames_[ordinal(precision::fp16)] += made;

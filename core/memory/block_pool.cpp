@@ -120,6 +120,18 @@ void block_pool::occupy(std::uint32_t place, precision tier) noexcept {
 
 void block_pool::vacate(std::uint32_t place) noexcept {
   frame_state& frame = frames_[frame_of(place)];
+  if (frame.tier == precision::fp16) {
+    // What the general path below does for the commonest block, without its branches: an fp16
+    // block fills its frame alone and has no scales, so its frame is free again.
+    constexpr int fp16 = ordinal(precision::fp16);
+    assert(frame.used == 1 && layouts_[fp16].scale_bytes == 0);
+    frame.used = 0;
+    --blocks_[fp16];
+    free_set_.insert(frame_of(place));
+    --used_frames_;
+    --tier_frames_[fp16];
+    return;
+  }
   const int t = ordinal(frame.tier);
   assert((frame.used & (1u << slot_of(place))) != 0);
   frame.used = static_cast<std::uint8_t>(frame.used & ~(1u << slot_of(place)));

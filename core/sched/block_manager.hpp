@@ -84,8 +84,9 @@ class block_manager final : public kv_cache_manager {
 
   // The content hash of block `index`.
   std::uint64_t block_hash(const tracked& t, std::uint32_t index) const;
-  // True when block_hash(t, index) is unique to the request (a block past its prefix hashes).
-  bool is_unique(const tracked& t, std::uint32_t index) const;
+  // The first block index whose block_hash(t, index) is unique to the request (past its prefix
+  // hashes); every later one is unique too.
+  std::uint64_t first_unique_block(const tracked& t) const;
   void end(sequence_id seq, bool finished);
   bool evict_one();
   // Offers blocks that filled up to the prefix cache; the check for "none did" stays inline, as

@@ -362,16 +362,20 @@ engine::measured_step engine::measure_and_advance(const step_plan& plan) {
   }
   // One walk over the running sequences for both: every step makes it, for every sequence.
   // A decode token without a window lands in a block the scheduler has just made sure of.
-  const bool one_by_one = cache_->config().max_tokens == 0;
+  // (The cache and the manager by reference: through the unique_ptrs each was loaded again on
+  // every sequence.)
+  paged_cache& cache = *cache_;
+  const block_manager& kv = *kv_;
+  const bool one_by_one = cache.config().max_tokens == 0;
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
     // Accounting mode stores nothing: the lengths are all there is to write.
     if (accounting) {
-      const sequence_id id = kv_->cache_id(s.id);
+      const sequence_id id = kv.cache_id(s.id);
       if (s.scheduled_tokens == 1 && one_by_one) {
-        cache_->advance_one(id);
+        cache.advance_one(id);
       } else {
-        assert_ok(cache_->advance(id, s.scheduled_tokens));
+        assert_ok(cache.advance(id, s.scheduled_tokens));
       }
     }
     if (timed) add_sequence_work(m, s);

@@ -1,6 +1,7 @@
 #include "engine/engine.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <stdexcept>
 
@@ -362,24 +363,28 @@ engine::measured_step engine::measure_and_advance(const step_plan& plan) {
   }
   // One walk over the running sequences for both: every step makes it, for every sequence.
   // A decode token without a window lands in a block the scheduler has just made sure of.
-  // (The cache and the manager by reference: through the unique_ptrs each was loaded again on
-  // every sequence.)
+  // (The cache by reference: through the unique_ptr it was loaded again for every sequence. A
+  // running sequence's memory_slot is its cache id: no mapping of ids per sequence either.)
   paged_cache& cache = *cache_;
-  const block_manager& kv = *kv_;
   const bool one_by_one = cache.config().max_tokens == 0;
+  decode_mix all, decoding;
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
     // Accounting mode stores nothing: the lengths are all there is to write.
     if (accounting) {
-      const sequence_id id = kv.cache_id(s.id);
+      assert(s.memory_slot == kv_->cache_id(s.id));
       if (s.scheduled_tokens == 1 && one_by_one) {
-        cache.advance_one(id);
+        cache.advance_one(s.memory_slot);
       } else {
-        assert_ok(cache.advance(id, s.scheduled_tokens));
+        assert_ok(cache.advance(s.memory_slot, s.scheduled_tokens));
       }
     }
-    if (timed) add_sequence_work(m, s);
+    if (timed) add_sequence_work(all, decoding, s);
   }
+  w.sequences += all.sequences;
+  w.context_token_reads += all.context_token_reads;
+  m.context_tokens += all.context_tokens;
+  m.decoding = decoding;
   return m;
 }
 

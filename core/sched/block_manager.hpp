@@ -38,6 +38,7 @@ class block_manager final : public kv_cache_manager {
                                       std::uint32_t prompt_tokens) override;
   bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override;
   std::uint32_t quiet_tokens(sequence_id seq) const override;
+  sequence_id slot(sequence_id seq) const override { return cache_id(seq); }
   void end_sequence(sequence_id seq) override;
   void finish_sequence(sequence_id seq) override;
   bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames, eviction how) override;

@@ -104,6 +104,7 @@ std::optional<scheduler::refusal> scheduler::never_fits(const sequence_state& s,
 }
 
 void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
+  if (waiting_.empty()) return;  // most steps: nothing below would change anything
   const auto reserve =
       static_cast<std::uint32_t>(std::ceil(config_.watermark * kv_.total_frames()));
   while (!waiting_.empty() && running_.size() < config_.max_num_seqs && budget > 0) {

@@ -77,6 +77,13 @@ double referenced_share(const pool_usage& usage) noexcept {
   return referenced_share(usage, evictable_bytes(usage));
 }
 
+// std::llround of a finite x in [0, 2^63), without a libm call every step: the whole part, plus
+// one when the fraction (exact as x - whole: both are multiples of x's last place) is a half or more.
+std::uint64_t round_non_negative(double x) noexcept {
+  const auto whole = static_cast<std::uint64_t>(x);
+  return whole + (x - static_cast<double>(whole) >= 0.5 ? 1 : 0);
+}
+
 // Expected attention error: the share of attended token-reads at each level times its factor.
 double exposure(const pool_usage& usage, const std::array<double, 4>& factors) noexcept {
   double weighted = 0, reads = 0;
@@ -256,7 +263,7 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   for (int l = 0; l < 4; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();
   m.scale_bytes = usage.scale_bytes;
   m.free_bytes = usage.free_bytes;
-  m.cached_bytes = static_cast<std::uint64_t>(std::llround(evictable));
+  m.cached_bytes = round_non_negative(evictable);
   m.num_requests_running = static_cast<std::uint32_t>(sched_->num_running());
   m.num_requests_waiting = static_cast<std::uint32_t>(sched_->num_waiting());
   m.num_preemptions_total = sched_->preemptions_total();

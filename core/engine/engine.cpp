@@ -1,6 +1,7 @@
 #include "engine/engine.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <stdexcept>
 
@@ -74,6 +75,13 @@ double referenced_share(const pool_usage& usage, double evictable) noexcept {
 
 double referenced_share(const pool_usage& usage) noexcept {
   return referenced_share(usage, evictable_bytes(usage));
+}
+
+// std::llround of a finite x in [0, 2^63), without a libm call every step: the whole part, plus
+// one when the fraction (exact as x - whole: both are multiples of x's last place) is a half or more.
+std::uint64_t round_non_negative(double x) noexcept {
+  const auto whole = static_cast<std::uint64_t>(x);
+  return whole + (x - static_cast<double>(whole) >= 0.5 ? 1 : 0);
 }
 
 // Expected attention error: the share of attended token-reads at each level times its factor.
@@ -255,7 +263,7 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   for (int l = 0; l < 4; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();
   m.scale_bytes = usage.scale_bytes;
   m.free_bytes = usage.free_bytes;
-  m.cached_bytes = static_cast<std::uint64_t>(std::llround(evictable));
+  m.cached_bytes = round_non_negative(evictable);
   m.num_requests_running = static_cast<std::uint32_t>(sched_->num_running());
   m.num_requests_waiting = static_cast<std::uint32_t>(sched_->num_waiting());
   m.num_preemptions_total = sched_->preemptions_total();
@@ -363,12 +371,29 @@ engine::measured_step engine::measure_and_advance(const step_plan& plan) {
     w.kv_bytes_written = w.tokens * shape_.fp16_bytes_per_token();  // new tokens land at fp16
   }
   // One walk over the running sequences for both: every step makes it, for every sequence.
+  // A decode token without a window lands in a block the scheduler has just made sure of.
+  // (The cache by reference: through the unique_ptr it was loaded again for every sequence. A
+  // running sequence's memory_slot is its cache id: no mapping of ids per sequence either.)
+  paged_cache& cache = *cache_;
+  const bool one_by_one = cache.config().max_tokens == 0;
+  decode_mix all, decoding;
   for (const auto& s : sched_->running()) {
     if (s.scheduled_tokens == 0) continue;
     // Accounting mode stores nothing: the lengths are all there is to write.
-    if (accounting) assert_ok(cache_->advance(kv_->cache_id(s.id), s.scheduled_tokens));
-    if (timed) add_sequence_work(m, s);
+    if (accounting) {
+      assert(s.memory_slot == kv_->cache_id(s.id));
+      if (s.scheduled_tokens == 1 && one_by_one) {
+        cache.advance_one(s.memory_slot);
+      } else {
+        assert_ok(cache.advance(s.memory_slot, s.scheduled_tokens));
+      }
+    }
+    if (timed) add_sequence_work(all, decoding, s);
   }
+  w.sequences += all.sequences;
+  w.context_token_reads += all.context_token_reads;
+  m.context_tokens += all.context_tokens;
+  m.decoding = decoding;
   return m;
 }
 

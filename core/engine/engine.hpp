@@ -141,18 +141,21 @@ class engine {
   // measured_step of the plan; in accounting mode it also advances every scheduled sequence
   // by its new tokens (data mode: write_new_tokens does).
   measured_step measure_and_advance(const step_plan& plan);
-  // Adds a scheduled sequence's tokens and attention reads to `m`. Inline: per sequence, per step.
-  static void add_sequence_work(measured_step& m, const sequence_state& s) noexcept {
-    ++m.work.sequences;
-    // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1).
+  // Adds a scheduled sequence's tokens and attention reads to `all`, and to `decoding` for a
+  // decode token. Inline: per sequence, per step; the sums are locals of the caller's walk, so
+  // that they stay in registers (a measured_step is returned, so it lives in memory).
+  static void add_sequence_work(decode_mix& all, decode_mix& decoding, const sequence_state& s) noexcept {
+    ++all.sequences;
+    // The token at position p attends to p + 1 tokens: sum over [a, b) of (p + 1); b alone for
+    // one token (most of them: decodes), without the multiplies.
     const std::uint64_t b = s.computed_tokens, a = b - s.scheduled_tokens;
-    const std::uint64_t reads = (b * (b + 1) - a * (a + 1)) / 2;
-    m.work.context_token_reads += reads;
-    m.context_tokens += b;
+    const std::uint64_t reads = s.scheduled_tokens == 1 ? b : (b * (b + 1) - a * (a + 1)) / 2;
+    all.context_token_reads += reads;
+    all.context_tokens += b;
     if (a >= s.prefill_target) {  // a decode token (the prefill was done before this step)
-      ++m.decoding.sequences;
-      m.decoding.context_token_reads += reads;
-      m.decoding.context_tokens += b;
+      ++decoding.sequences;
+      decoding.context_token_reads += reads;
+      decoding.context_tokens += b;
     }
   }
   // Hands the scheduler's events of this step to the outcome tracker, with the step's time

@@ -120,6 +120,18 @@ void block_pool::occupy(std::uint32_t place, precision tier) noexcept {
 
 void block_pool::vacate(std::uint32_t place) noexcept {
   frame_state& frame = frames_[frame_of(place)];
+  if (frame.tier == precision::fp16) {
+    // What the general path below does for the commonest block, without its branches: an fp16
+    // block fills its frame alone and has no scales, so its frame is free again.
+    constexpr int fp16 = ordinal(precision::fp16);
+    assert(frame.used == 1 && layouts_[fp16].scale_bytes == 0);
+    frame.used = 0;
+    --blocks_[fp16];
+    free_set_.insert(frame_of(place));
+    --used_frames_;
+    --tier_frames_[fp16];
+    return;
+  }
   const int t = ordinal(frame.tier);
   assert((frame.used & (1u << slot_of(place))) != 0);
   frame.used = static_cast<std::uint8_t>(frame.used & ~(1u << slot_of(place)));
@@ -181,12 +193,15 @@ std::uint32_t block_pool::allocate_run(precision tier, sequence_id owner, std::i
   // the scales' reserve, each time on the lowest free frame.
   const std::uint32_t made = std::min(count, free_frames());
   std::int32_t logical = first_logical;
+  const std::size_t at = out.size();
+  out.resize(at + made);  // once, not a push_back call per block
+  block_id* into = out.data() + at;
   free_set_.take_smallest(made, [&](std::uint32_t frame) {
     assert(frames_[frame].used == 0 && frames_[frame].tier == precision::fp16);
     frames_[frame].used = 1;
     const block_id b = new_record();
     records_[b] = {frame * 4, owner, logical++, 0, 1};
-    out.push_back(b);
+    *into++ = b;
   });
   used_frames_ += made;
   tier_frames_[ordinal(precision::fp16)] += made;

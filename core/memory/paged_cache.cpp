@@ -47,11 +47,17 @@ expected<void, cache_error> paged_cache::drop_sequence(sequence_id seq, retentio
                                                        std::vector<block_id>* cached) {
   sequence_blocks* s = find(seq);
   if (s == nullptr) return unexpected{cache_error::sequence_not_found};
+  // `cached` is sized for every block up front and cut back after: a push_back per block was a
+  // call each (a whole request's blocks come through here when it ends).
+  const std::size_t had = cached != nullptr ? cached->size() : 0;
+  if (cached != nullptr) cached->resize(had + s->table.size());
+  std::size_t kept = had;
   for (std::size_t i = s->table.size(); i-- > 0;) {
     const block_id b = s->table[i];
     const bool cache = keep == retention::cache_full_blocks && pool_.fill(b) == block_size();
-    if (pool_.release(b, seq, cache) && cache && cached != nullptr) cached->push_back(b);
+    if (pool_.release(b, seq, cache) && cache && cached != nullptr) (*cached)[kept++] = b;
   }
+  if (cached != nullptr) cached->resize(kept);
   s->table.clear();
   s->alive = false;
   free_ids_.push(seq);

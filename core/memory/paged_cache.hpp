@@ -2,6 +2,7 @@
 // The paged KV cache: sequences with block tables over a block_pool. Its contract, positions,
 // tiers, errors, threading and block layout: docs/ARCHITECTURE.md, "The paged cache".
 #include <array>
+#include <cassert>
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -85,21 +86,29 @@ class paged_cache {
   void evict(block_id b) noexcept { pool_.evict(b); }
   // length += tokens without writing data (accounting mode, or prefix tokens already present).
   // position_out_of_range when the result would exceed capacity.
-  // Inline for one token without a window: accounting mode advances every sequence by one token
-  // every step.
   expected<void, cache_error> advance(sequence_id seq, std::uint32_t tokens) {
     sequence_blocks* s = find(seq);
     if (s == nullptr) return unexpected{cache_error::sequence_not_found};
-    if (tokens != 1 || config_.max_tokens != 0) return advance_many(seq, *s, tokens);
+    if (tokens != 1 || config_.max_tokens != 0 || block_of(s->length) >= s->table.size()) {
+      return advance_many(seq, *s, tokens);
+    }
+    advance_one(seq);
+    return {};
+  }
+  // advance(seq, 1) for a live sequence, without a window, whose blocks have room for the token
+  // (all asserted, not checked): accounting mode advances every running sequence by one token
+  // every step, so this is a handful of loads and stores, inline.
+  void advance_one(sequence_id seq) noexcept {
+    assert(find(seq) != nullptr && config_.max_tokens == 0);
+    sequence_blocks& s = seqs_[static_cast<std::size_t>(seq)];
     // Without a window the table starts at block 0: the token lands in table[block_of(pos)].
-    const std::uint32_t pos = s->length;
+    const std::uint32_t pos = s.length;
     const std::uint32_t block = block_of(pos);
-    if (block >= s->table.size()) return unexpected{cache_error::position_out_of_range};
-    const block_id id = s->table[block];
+    assert(block < s.table.size());
+    const block_id id = s.table[block];
     const auto fill = static_cast<std::uint16_t>(pos - block * block_size() + 1);
     if (fill > pool_.fill(id)) pool_.set_fill(id, fill);
-    s->length = pos + 1;
-    return {};
+    s.length = pos + 1;
   }
 
   // --- data. Accounting mode stores nothing: write() only updates lengths, and read() and

@@ -15,10 +15,15 @@ constexpr std::uint64_t unique_salt = 0x6b7673636f706521ull;  // "kvscope!"
 block_manager::block_manager(paged_cache& cache, bool prefix_caching)
     : cache_(cache), prefix_caching_(prefix_caching && cache.config().max_tokens == 0) {}
 
-bool block_manager::is_unique(const tracked& t, std::uint32_t index) const {
-  const std::uint64_t last_token = std::uint64_t{index + 1} * cache_.block_size() - 1;
-  return !(t.prefix_block_size > 0 && last_token < t.prompt_tokens &&
-           last_token / t.prefix_block_size < t.prefix_hashes.size());
+std::uint64_t block_manager::first_unique_block(const tracked& t) const {
+  // Block i is named by the request's prefix hashes while its last token, (i + 1) x bs - 1,
+  // is inside the prompt and inside the hashed blocks: below min(prompt, hashes x their size).
+  const std::uint64_t named =
+      t.prefix_block_size == 0
+          ? 0
+          : std::min<std::uint64_t>(t.prompt_tokens, std::uint64_t{t.prefix_block_size} * t.prefix_hashes.size());
+  const std::uint64_t bs = cache_.block_size();
+  return (named + bs) / bs - 1;  // the first i with (i + 1) x bs - 1 >= named
 }
 
 std::uint64_t block_manager::block_hash(const tracked& t, std::uint32_t index) const {
@@ -111,16 +116,18 @@ void block_manager::register_new_full_blocks(tracked& t, std::uint32_t tokens) {
   // Prefix caching runs without a sliding window, so the table holds every block from 0.
   const std::uint32_t full = std::min(tokens / cache_.block_size(), t.blocks);
   const auto table = *cache_.block_table(t.cache_id);
-  for (; t.registered_blocks < full; ++t.registered_blocks) {
-    const block_id b = table[t.registered_blocks];
-    // Only this request could look a unique block up, and only after a preemption: it is held
-    // unfindable until then (end_sequence hashes it), and never hashed if the request finishes.
-    if (t.hold_unique && is_unique(t, t.registered_blocks)) {
-      (void)prefix_.hold(b);
+  // Only this request could look a unique block up, and only after a preemption: it is held
+  // unfindable until then (end_sequence hashes it), and never hashed if the request finishes.
+  const std::uint64_t held_from = t.hold_unique ? first_unique_block(t) : UINT64_MAX;
+  std::uint32_t i = t.registered_blocks;
+  for (; i < full; ++i) {
+    if (i >= held_from) {
+      (void)prefix_.hold(table[i]);
     } else {
-      (void)prefix_.insert(block_hash(t, t.registered_blocks), b);
+      (void)prefix_.insert(block_hash(t, i), table[i]);
     }
   }
+  t.registered_blocks = i;
 }
 
 bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) {

@@ -38,6 +38,7 @@ class block_manager final : public kv_cache_manager {
                                       std::uint32_t prompt_tokens) override;
   bool allocate_slots(sequence_id seq, std::uint32_t total_tokens) override;
   std::uint32_t quiet_tokens(sequence_id seq) const override;
+  sequence_id slot(sequence_id seq) const override { return cache_id(seq); }
   void end_sequence(sequence_id seq) override;
   void finish_sequence(sequence_id seq) override;
   bool make_room_for(std::uint32_t tokens, std::uint32_t reserve_frames, eviction how) override;
@@ -84,8 +85,9 @@ class block_manager final : public kv_cache_manager {
 
   // The content hash of block `index`.
   std::uint64_t block_hash(const tracked& t, std::uint32_t index) const;
-  // True when block_hash(t, index) is unique to the request (a block past its prefix hashes).
-  bool is_unique(const tracked& t, std::uint32_t index) const;
+  // The first block index whose block_hash(t, index) is unique to the request (past its prefix
+  // hashes); every later one is unique too.
+  std::uint64_t first_unique_block(const tracked& t) const;
   void end(sequence_id seq, bool finished);
   bool evict_one();
   // Offers blocks that filled up to the prefix cache; the check for "none did" stays inline, as

@@ -37,6 +37,11 @@ class kv_cache_manager {
   // all but about one decode token in block_size). 0 promises nothing.
   virtual std::uint32_t quiet_tokens(sequence_id) const { return 0; }
 
+  // The memory's own index of `seq` from begin_sequence until end_sequence (the paged cache's
+  // sequence id for block_manager), so that a caller reaching the memory for a running sequence
+  // every step need not map the id each time; no_sequence when the memory has none.
+  virtual sequence_id slot(sequence_id) const { return no_sequence; }
+
   // Frees every block of `seq` (full blocks stay cached for prefix hits, LRU, last block first).
   virtual void end_sequence(sequence_id seq) = 0;
 

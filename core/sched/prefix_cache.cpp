@@ -76,8 +76,17 @@ void prefix_cache::revive(block_id b) {
 }
 
 block_id prefix_cache::pop_lru() {
+  // erase(head_) without its checks: the head is registered and queued, first in the list.
   const block_id b = head_;
-  if (b != no_block) erase(b);
+  if (b == no_block) return b;
+  node& n = nodes_[b];
+  head_ = n.next;
+  (head_ != no_block ? nodes_[head_].prev : tail_) = no_block;
+  n.queued = false;
+  --cached_;
+  if (n.indexed) block_of_.erase(n.hash);
+  n.registered = false;
+  n.indexed = false;
   return b;
 }
 

@@ -42,6 +42,7 @@ void scheduler::preempt_last() {
   s.computed_tokens = 0;
   s.scheduled_tokens = 0;
   s.quiet_tokens = 0;
+  s.memory_slot = no_sequence;
   s.prefill_target = s.req.prompt_tokens + s.generated_tokens;
   waiting_.push_front(std::move(s));
   ++preemptions_total_;
@@ -103,6 +104,7 @@ std::optional<scheduler::refusal> scheduler::never_fits(const sequence_state& s,
 }
 
 void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
+  if (waiting_.empty()) return;  // most steps: nothing below would change anything
   const auto reserve =
       static_cast<std::uint32_t>(std::ceil(config_.watermark * kv_.total_frames()));
   while (!waiting_.empty() && running_.size() < config_.max_num_seqs && budget > 0) {
@@ -151,6 +153,7 @@ void scheduler::admit(std::uint32_t& budget, step_plan& plan) {
     }
     s.computed_tokens = hits;
     s.quiet_tokens = kv_.quiet_tokens(s.id);
+    s.memory_slot = kv_.slot(s.id);
     s.prefix_hit_tokens = hits;
     events_.admitted.push_back({s.tag, hits});
     prefix_hit_tokens_ += hits;

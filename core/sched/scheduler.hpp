@@ -69,6 +69,8 @@ struct sequence_state {
   // The memory's kv_cache_manager::quiet_tokens after its last allocate_slots: growing up to it
   // needs no call (0 while not running).
   std::uint32_t quiet_tokens = 0;
+  // The memory's kv_cache_manager::slot of it while it runs (no_sequence otherwise).
+  sequence_id memory_slot = no_sequence;
   // Running alone, it could not grow by even one token, so it preempted itself: the furthest
   // it had got then, and how many such preemptions since it last got further. At one it comes
   // back computed afresh (its cached blocks may be stored less compactly than new ones would

@@ -27,10 +27,11 @@ KVSCOPE_AVX2_INLINE __m256 load_bits(const std::uint32_t* bits) {
 }
 
 // One in-register stage: lanes (i, i ^ len) become (a + b, a - b) with a the lower lane, as
-// partner + (lane with its sign flipped in the upper lanes): b + a, and a + (-b), which round
-// exactly as a + b and a - b. `swap` holds each lane's partner, `upper` the sign bits.
-KVSCOPE_AVX2_INLINE __m256 butterfly(__m256 v, __m256 swap, __m256 upper) {
-  return _mm256_add_ps(swap, _mm256_xor_ps(v, upper));
+// partner + lane x (+1 below, -1 above) in one fused multiply-add: the product is exact, so the
+// one rounding is that of b + a, or a + (-b), as a + b and a - b round (signed zeros too).
+// `swap` holds each lane's partner, `sign` the +1 and -1.
+KVSCOPE_AVX2_INLINE __m256 butterfly(__m256 v, __m256 swap, __m256 sign) {
+  return _mm256_fmadd_ps(v, sign, swap);
 }
 
 // q3_scalar.cpp's hadamard on a row held in D / 8 registers; with D a constant the loops unroll
@@ -38,9 +39,9 @@ KVSCOPE_AVX2_INLINE __m256 butterfly(__m256 v, __m256 swap, __m256 upper) {
 template <std::size_t D>
 KVSCOPE_AVX2_INLINE void hadamard(__m256* v) {
   constexpr std::size_t regs = D / 8, n = q3_rotation_size(D) / 8;
-  const __m256 m = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
-  const __m256 odd = _mm256_blend_ps(zero, m, 0xAA), pairs = _mm256_blend_ps(zero, m, 0xCC);
-  const __m256 half = _mm256_blend_ps(zero, m, 0xF0);
+  const __m256 plus = _mm256_set1_ps(1.0f), minus = _mm256_set1_ps(-1.0f);
+  const __m256 odd = _mm256_blend_ps(plus, minus, 0xAA), pairs = _mm256_blend_ps(plus, minus, 0xCC);
+  const __m256 half = _mm256_blend_ps(plus, minus, 0xF0);
 #pragma GCC unroll 32
   for (std::size_t i = 0; i < regs; ++i) {
     v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0xB1), odd);
@@ -61,23 +62,29 @@ KVSCOPE_AVX2_INLINE void hadamard(__m256* v) {
   }
 }
 
-// Codes of 4 registers (one group of 32; lane j of register s is value 8 s + j) into 12 bytes:
-// lane j's 4 codes make 12 bits, two lanes 24 bits of a 64-bit element, 3 bytes each.
-KVSCOPE_AVX2_INLINE void pack_group(const __m256* y, __m256 inv, const __m256* threshold,
+// Codes of one group of 32 rotated values at y (lane j of vector s is value 8 s + j) into 12
+// bytes: lane j's 4 codes make 12 bits, two lanes 24 bits of a 64-bit element, 3 bytes each. A
+// code is m ^ 4 (4 + m) or, below zero, m ^ 4 ^ 7 (3 - m), m <= 3 the thresholds under |u|: the
+// counts and the sevens gather at their bit offsets and 4 joins every code in one xor at the end.
+KVSCOPE_AVX2_INLINE void pack_group(const float* y, __m256 inv, const __m256* threshold,
                                     std::uint8_t* out) {
-  __m256i word = _mm256_setzero_si256();
   const __m256 magnitude_bits = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
-  for (int s = 0; s < 4; ++s) {
-    const __m256 u = _mm256_mul_ps(y[s], inv);
+  __m256i minus_counts = _mm256_setzero_si256(), sevens = _mm256_setzero_si256();
+#pragma GCC unroll 4
+  for (int s = 0; s < 4; ++s) {  // unrolled, so each shift is an immediate
+    const __m256 u = _mm256_mul_ps(_mm256_load_ps(y + 8 * s), inv);
     const __m256 a = _mm256_and_ps(u, magnitude_bits);
-    __m256i m = _mm256_setzero_si256();
-    for (int j = 0; j < 3; ++j) {  // a true compare is -1: subtracting counts it
-      m = _mm256_sub_epi32(m, _mm256_castps_si256(_mm256_cmp_ps(a, threshold[j], _CMP_GT_OQ)));
-    }
-    // 4 + m, or 3 - m below zero: m ^ 4 or m ^ 3, 4 plus the sign bit spread to -1.
-    const __m256i side = _mm256_add_epi32(_mm256_set1_epi32(4), _mm256_srai_epi32(_mm256_castps_si256(u), 31));
-    word = _mm256_or_si256(word, _mm256_sll_epi32(_mm256_xor_si256(m, side), _mm_cvtsi32_si128(3 * s)));
+    // A true compare is -1: their sum is -m, and (-m) << 3 s is -(m << 3 s).
+    const __m256i m0 = _mm256_castps_si256(_mm256_cmp_ps(a, threshold[0], _CMP_GT_OQ));
+    const __m256i m1 = _mm256_castps_si256(_mm256_cmp_ps(a, threshold[1], _CMP_GT_OQ));
+    const __m256i m2 = _mm256_castps_si256(_mm256_cmp_ps(a, threshold[2], _CMP_GT_OQ));
+    const __m256i minus_m = _mm256_add_epi32(_mm256_add_epi32(m0, m1), m2);
+    minus_counts = _mm256_add_epi32(minus_counts, _mm256_slli_epi32(minus_m, 3 * s));
+    const __m256i negative = _mm256_srai_epi32(_mm256_castps_si256(u), 31);
+    sevens = _mm256_or_si256(sevens, _mm256_and_si256(negative, _mm256_set1_epi32(7 << (3 * s))));
   }
+  const __m256i counts = _mm256_sub_epi32(_mm256_setzero_si256(), minus_counts);
+  const __m256i word = _mm256_xor_si256(_mm256_xor_si256(counts, sevens), _mm256_set1_epi32(04444));
   const __m256i pair = _mm256_or_si256(_mm256_and_si256(word, _mm256_set1_epi64x(0xFFF)),
                                        _mm256_srli_epi64(word, 20));
   const __m256i bytes = _mm256_shuffle_epi8(
@@ -145,22 +152,50 @@ KVSCOPE_AVX2 void outlier_codes(const q3_tile& t, const fp16_bits* src, std::siz
   }
 }
 
-// q3_detail::row_scale then inverse_step in vector registers, without the calls and software
-// fp16 conversions of the scalar ones (the same operations: F16C rounds as f32_to_fp16 does).
-// Stores the scale; returns 1 / (s * sqrt(n)) in the low lane.
-template <std::size_t D>
-KVSCOPE_AVX2_INLINE __m128 row_scale(__m256 lanes, fp16_bits* scale) {
+// Rows a batch of the row loops: one vector holds their scales, so the division, square root and
+// fp16 rounding of a row's scale run once for 8 rows, off the path of each row's rotation.
+constexpr std::size_t batch_rows = 8;
+
+// A row's sum of squares from its 8 lane sums, in q3_detail::row_scale's order.
+KVSCOPE_AVX2_INLINE float lane_sum(__m256 lanes) {
   const __m128 t = _mm_add_ps(_mm256_castps256_ps128(lanes), _mm256_extractf128_ps(lanes, 1));
   const __m128 u = _mm_add_ps(t, _mm_movehl_ps(t, t));  // (l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)
-  const __m128 sum = _mm_add_ss(u, _mm_shuffle_ps(u, u, 1));
-  constexpr auto values = static_cast<float>(q3_rotation_size(D) * D);
-  const __m128i half = _mm_cvtps_ph(_mm_sqrt_ss(_mm_div_ss(sum, _mm_set_ss(values))), 0);
-  *scale = static_cast<fp16_bits>(_mm_extract_epi16(half, 0));
-  const __m128 step = _mm_mul_ss(_mm_cvtph_ps(half), _mm_set_ss(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
-  const __m128 inv = _mm_div_ss(_mm_set_ss(1.0f), step);
-  return _mm_andnot_ps(_mm_cmpeq_ss(step, _mm_setzero_ps()), inv);  // 0 for a zero scale
+  return _mm_cvtss_f32(_mm_add_ss(u, _mm_shuffle_ps(u, u, 1)));
 }
 
+// q3_detail::row_scale then inverse_step for a batch's `n` rows, lane b row b (the same
+// operations: F16C rounds as f32_to_fp16 does). Stores the scales, `scale_stride` apart; returns
+// each row's 1 / (s * sqrt(n)).
+template <std::size_t D>
+KVSCOPE_AVX2_INLINE __m256 row_scales(const float* sums, std::size_t n, fp16_bits* scales,
+                                      std::size_t scale_stride) {
+  constexpr auto values = static_cast<float>(q3_rotation_size(D) * D);
+  const __m128i half = _mm256_cvtps_ph(_mm256_sqrt_ps(_mm256_div_ps(_mm256_load_ps(sums), _mm256_set1_ps(values))), 0);
+  alignas(16) fp16_bits h[batch_rows];
+  _mm_store_si128(reinterpret_cast<__m128i*>(h), half);
+  for (std::size_t b = 0; b < n; ++b) scales[b * scale_stride] = h[b];
+  const __m256 step = _mm256_mul_ps(_mm256_cvtph_ps(half), _mm256_set1_ps(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
+  const __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), step);
+  return _mm256_andnot_ps(_mm256_cmp_ps(step, _mm256_setzero_ps(), _CMP_EQ_OQ), inv);  // 0 for a zero scale
+}
+
+// A row's rotation: D x with its outlier channels zeroed, then H, into v; returns its lane sums.
+template <std::size_t D>
+KVSCOPE_AVX2_INLINE __m256 rotate_row(const fp16_bits* x, const std::uint32_t* sign,
+                                      const std::uint32_t* keep, __m256* v) {
+  constexpr std::size_t regs = D / 8;
+  for (std::size_t i = 0; i < regs; ++i) {
+    const __m256 h = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 8 * i)));
+    v[i] = _mm256_and_ps(_mm256_xor_ps(h, load_bits(sign + 8 * i)), load_bits(keep + 8 * i));
+  }
+  hadamard<D>(v);
+  __m256 lanes = _mm256_setzero_ps();
+  for (std::size_t i = 0; i < regs; ++i) lanes = _mm256_add_ps(lanes, _mm256_mul_ps(v[i], v[i]));
+  return lanes;
+}
+
+// In batches: rotate each row into an L1 buffer, then the batch's scales, then the codes. Row by
+// row, a row's scale (a chain of adds, a division, a square root) stalled its own codes.
 template <std::size_t D>
 KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::size_t src_stride,
                                 std::uint8_t* payload, fp16_bits* scales, std::size_t out_stride,
@@ -174,20 +209,32 @@ KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::siz
   const q3_table& table = table_of(t.codebook);
   __m256 threshold[3];  // the positive ones
   for (int j = 0; j < 3; ++j) threshold[j] = _mm256_set1_ps(table.threshold[4 + j]);
-  for (std::size_t r = 0; r < t.rows; ++r) {
-    const fp16_bits* x = src + r * src_stride;
-    __m256 v[regs];
-    for (std::size_t i = 0; i < regs; ++i) {
-      const __m256 h = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 8 * i)));
-      v[i] = _mm256_and_ps(_mm256_xor_ps(h, load_bits(sign + 8 * i)), load_bits(keep.data() + 8 * i));
+  alignas(32) float y[batch_rows * D];
+  for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
+    const std::size_t n = std::min(batch_rows, t.rows - r0);
+    alignas(32) float sums[batch_rows] = {};
+    for (std::size_t b = 0; b < n; ++b) {
+      __m256 v[regs];
+      sums[b] = lane_sum(rotate_row<D>(src + (r0 + b) * src_stride, sign, keep.data(), v));
+      for (std::size_t i = 0; i < regs; ++i) _mm256_store_ps(y + b * D + 8 * i, v[i]);
     }
-    hadamard<D>(v);
-    __m256 lanes = _mm256_setzero_ps();
-    for (std::size_t i = 0; i < regs; ++i) lanes = _mm256_add_ps(lanes, _mm256_mul_ps(v[i], v[i]));
-    const __m256 step = _mm256_broadcastss_ps(row_scale<D>(lanes, scales + r * out_stride / D));
-    std::uint8_t* row = payload + q3_payload_bytes(r * out_stride);
-    for (std::size_t g = 0; g < D / 32; ++g) pack_group(v + 4 * g, step, threshold, row + group_bytes * g);
+    alignas(32) float inv[batch_rows];
+    _mm256_store_ps(inv, row_scales<D>(sums, n, scales + r0 * out_stride / D, out_stride / D));
+    for (std::size_t b = 0; b < n; ++b) {
+      const __m256 step = _mm256_set1_ps(inv[b]);
+      std::uint8_t* row = payload + q3_payload_bytes((r0 + b) * out_stride);
+      for (std::size_t g = 0; g < D / 32; ++g) pack_group(y + b * D + 32 * g, step, threshold, row + group_bytes * g);
+    }
   }
+}
+
+// q3_detail::decode_step for a batch's `n` rows, lane b row b, with F16C's conversion.
+template <std::size_t D>
+KVSCOPE_AVX2_INLINE __m256 decode_steps(const fp16_bits* scales, std::size_t n, std::size_t scale_stride) {
+  alignas(16) fp16_bits h[batch_rows] = {};
+  for (std::size_t b = 0; b < n; ++b) h[b] = scales[b * scale_stride];
+  const __m256 scale = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
+  return _mm256_div_ps(scale, _mm256_set1_ps(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
 }
 
 template <std::size_t D>
@@ -198,19 +245,22 @@ KVSCOPE_AVX2 void dequantize_rows(const q3_tile& t, const std::uint8_t* payload,
   const std::uint32_t* sign = q3_sign_bits();
   const __m256 unit = _mm256_loadu_ps(table_of(t.codebook).centroid.data());
   const outliers kept(t, side);
-  for (std::size_t r = 0; r < t.rows; ++r) {
-    // q3_detail::decode_step with F16C's conversion.
-    const __m128 scale = _mm_cvtph_ps(_mm_cvtsi32_si128(scales[r * in_stride / D]));
-    const __m128 step = _mm_div_ss(scale, _mm_set_ss(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
-    const __m256 centroid = _mm256_mul_ps(unit, _mm256_broadcastss_ps(step));
-    const std::uint8_t* row = payload + q3_payload_bytes(r * in_stride);
-    __m256 v[regs];
-    for (std::size_t g = 0; g < D / 32; ++g) unpack_group(row + group_bytes * g, centroid, v + 4 * g);
-    hadamard<D>(v);
-    float* out = dst + r * dst_stride;
-    for (std::size_t i = 0; i < regs; ++i) _mm256_storeu_ps(out + 8 * i, _mm256_xor_ps(v[i], load_bits(sign + 8 * i)));
-    for (std::size_t j = 0; j < kept.k; ++j) {
-      out[kept.channels[j]] = static_cast<float>(kept.codes[j * t.rows + r]) * kept.scale[j];
+  for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
+    const std::size_t n = std::min(batch_rows, t.rows - r0);
+    alignas(32) float steps[batch_rows];
+    _mm256_store_ps(steps, decode_steps<D>(scales + r0 * in_stride / D, n, in_stride / D));
+    for (std::size_t b = 0; b < n; ++b) {
+      const std::size_t r = r0 + b;
+      const __m256 centroid = _mm256_mul_ps(unit, _mm256_set1_ps(steps[b]));
+      const std::uint8_t* row = payload + q3_payload_bytes(r * in_stride);
+      __m256 v[regs];
+      for (std::size_t g = 0; g < D / 32; ++g) unpack_group(row + group_bytes * g, centroid, v + 4 * g);
+      hadamard<D>(v);
+      float* out = dst + r * dst_stride;
+      for (std::size_t i = 0; i < regs; ++i) _mm256_storeu_ps(out + 8 * i, _mm256_xor_ps(v[i], load_bits(sign + 8 * i)));
+      for (std::size_t j = 0; j < kept.k; ++j) {
+        out[kept.channels[j]] = static_cast<float>(kept.codes[j * t.rows + r]) * kept.scale[j];
+      }
     }
   }
 }

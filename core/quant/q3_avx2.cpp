@@ -98,16 +98,32 @@ KVSCOPE_AVX2_INLINE void pack_group(const float* y, __m256 inv, const __m256* th
 }
 
 // The inverse: each lane gathers the 2 bytes holding its 12 bits and shifts them down; then
-// code s is 3 bits of it, and its float one permute of the row's scaled centroids.
-KVSCOPE_AVX2_INLINE void unpack_group(const std::uint8_t* in, __m256 centroid, __m256* y) {
+// code s is 3 bits of it, and its float one permute of the row's scaled centroids. The group's
+// bytes come in one 16-byte broadcast load, which must stay inside the row: from the group on
+// (`Back` 0) when a group follows it, else from 4 bytes before it (`Back` 4, a group precedes it).
+template <int Back>
+KVSCOPE_AVX2_INLINE __m256i gather_group(const std::uint8_t* in) {
+  const __m256i bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in - Back)));
+  constexpr char b = Back;
+  return _mm256_shuffle_epi8(
+      bytes, _mm256_setr_epi8(b + 0, b + 1, -1, -1, b + 1, b + 2, -1, -1, b + 3, b + 4, -1, -1, b + 4, b + 5,
+                              -1, -1, b + 6, b + 7, -1, -1, b + 7, b + 8, -1, -1, b + 9, b + 10, -1, -1,
+                              b + 10, b + 11, -1, -1));
+}
+
+// A row's only group (head_dim 32) has neither neighbour: 8 bytes and 4 more.
+KVSCOPE_AVX2_INLINE __m256i gather_lone_group(const std::uint8_t* in) {
   std::uint32_t last;
   std::memcpy(&last, in + 8, 4);
   const __m128i bytes = _mm_insert_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in)),
                                          static_cast<int>(last), 2);
-  const __m256i gathered = _mm256_shuffle_epi8(
+  return _mm256_shuffle_epi8(
       _mm256_broadcastsi128_si256(bytes),
       _mm256_setr_epi8(0, 1, -1, -1, 1, 2, -1, -1, 3, 4, -1, -1, 4, 5, -1, -1, 6, 7, -1, -1, 7, 8, -1,
                        -1, 9, 10, -1, -1, 10, 11, -1, -1));
+}
+
+KVSCOPE_AVX2_INLINE void unpack_group(__m256i gathered, __m256 centroid, __m256* y) {
   const __m256i word = _mm256_srlv_epi32(gathered, _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4));
   // The permute reads only an index's low 3 bits: no masking.
   y[0] = _mm256_permutevar8x32_ps(centroid, word);
@@ -180,13 +196,15 @@ KVSCOPE_AVX2_INLINE __m256 row_scales(const float* sums, std::size_t n, fp16_bit
 }
 
 // A row's rotation: D x with its outlier channels zeroed, then H, into v; returns its lane sums.
-template <std::size_t D>
+// Without outliers (`Keep` false: values) the mask is all ones and left out.
+template <std::size_t D, bool Keep>
 KVSCOPE_AVX2_INLINE __m256 rotate_row(const fp16_bits* x, const std::uint32_t* sign,
                                       const std::uint32_t* keep, __m256* v) {
   constexpr std::size_t regs = D / 8;
   for (std::size_t i = 0; i < regs; ++i) {
     const __m256 h = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 8 * i)));
-    v[i] = _mm256_and_ps(_mm256_xor_ps(h, load_bits(sign + 8 * i)), load_bits(keep + 8 * i));
+    v[i] = _mm256_xor_ps(h, load_bits(sign + 8 * i));
+    if constexpr (Keep) v[i] = _mm256_and_ps(v[i], load_bits(keep + 8 * i));
   }
   hadamard<D>(v);
   __m256 lanes = _mm256_setzero_ps();
@@ -215,7 +233,9 @@ KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::siz
     alignas(32) float sums[batch_rows] = {};
     for (std::size_t b = 0; b < n; ++b) {
       __m256 v[regs];
-      sums[b] = lane_sum(rotate_row<D>(src + (r0 + b) * src_stride, sign, keep.data(), v));
+      const fp16_bits* x = src + (r0 + b) * src_stride;
+      sums[b] = lane_sum(t.channels > 0 ? rotate_row<D, true>(x, sign, keep.data(), v)
+                                        : rotate_row<D, false>(x, sign, keep.data(), v));
       for (std::size_t i = 0; i < regs; ++i) _mm256_store_ps(y + b * D + 8 * i, v[i]);
     }
     alignas(32) float inv[batch_rows];
@@ -254,7 +274,12 @@ KVSCOPE_AVX2 void dequantize_rows(const q3_tile& t, const std::uint8_t* payload,
       const __m256 centroid = _mm256_mul_ps(unit, _mm256_set1_ps(steps[b]));
       const std::uint8_t* row = payload + q3_payload_bytes(r * in_stride);
       __m256 v[regs];
-      for (std::size_t g = 0; g < D / 32; ++g) unpack_group(row + group_bytes * g, centroid, v + 4 * g);
+      if constexpr (D == 32) {
+        unpack_group(gather_lone_group(row), centroid, v);
+      } else {
+        for (std::size_t g = 0; g + 1 < D / 32; ++g) unpack_group(gather_group<0>(row + group_bytes * g), centroid, v + 4 * g);
+        unpack_group(gather_group<4>(row + D / 32 * group_bytes - group_bytes), centroid, v + D / 8 - 4);
+      }
       hadamard<D>(v);
       float* out = dst + r * dst_stride;
       for (std::size_t i = 0; i < regs; ++i) _mm256_storeu_ps(out + 8 * i, _mm256_xor_ps(v[i], load_bits(sign + 8 * i)));

@@ -34,24 +34,14 @@ KVSCOPE_AVX2_INLINE __m256 butterfly(__m256 v, __m256 swap, __m256 sign) {
   return _mm256_fmadd_ps(v, sign, swap);
 }
 
-// q3_scalar.cpp's hadamard on a row held in D / 8 registers; with D a constant the loops unroll
-// and the row stays in registers (D = 128: 16).
-template <std::size_t D>
-KVSCOPE_AVX2_INLINE void hadamard(__m256* v) {
-  constexpr std::size_t regs = D / 8, n = q3_rotation_size(D) / 8;
-  const __m256 plus = _mm256_set1_ps(1.0f), minus = _mm256_set1_ps(-1.0f);
-  const __m256 odd = _mm256_blend_ps(plus, minus, 0xAA), pairs = _mm256_blend_ps(plus, minus, 0xCC);
-  const __m256 half = _mm256_blend_ps(plus, minus, 0xF0);
-#pragma GCC unroll 32
-  for (std::size_t i = 0; i < regs; ++i) {
-    v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0xB1), odd);
-    v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0x4E), pairs);
-    v[i] = butterfly(v[i], _mm256_permute2f128_ps(v[i], v[i], 0x01), half);
-  }
+// The cross-register stages len .. n (in registers) of registers [first, end), each pair (j,
+// j + len) of one block of 2 len.
+KVSCOPE_AVX2_INLINE void cross_stages(__m256* v, std::size_t first, std::size_t end, std::size_t len,
+                                      std::size_t n) {
 #pragma GCC unroll 8
-  for (std::size_t len = 1; len < n; len *= 2) {
+  for (; len < n; len *= 2) {
 #pragma GCC unroll 32
-    for (std::size_t i = 0; i < regs; i += 2 * len) {
+    for (std::size_t i = first; i < end; i += 2 * len) {
 #pragma GCC unroll 32
       for (std::size_t j = i; j < i + len; ++j) {
         const __m256 a = v[j], b = v[j + len];
@@ -60,6 +50,30 @@ KVSCOPE_AVX2_INLINE void hadamard(__m256* v) {
       }
     }
   }
+}
+
+// q3_scalar.cpp's hadamard on a row held in D / 8 registers; with D a constant the loops unroll
+// and the row stays in registers (D = 128: 16). A butterfly needs only its two inputs' previous
+// stage, so blocks of 8 registers go through all their own stages first, and the stages pairing
+// blocks come last: a block and the temporaries fit the 16 registers, where all 16 of a row
+// spilled (the same operations on the same values, so the same bits).
+template <std::size_t D>
+KVSCOPE_AVX2_INLINE void hadamard(__m256* v) {
+  constexpr std::size_t regs = D / 8, n = q3_rotation_size(D) / 8, block = n < 8 ? n : 8;
+  const __m256 plus = _mm256_set1_ps(1.0f), minus = _mm256_set1_ps(-1.0f);
+  const __m256 odd = _mm256_blend_ps(plus, minus, 0xAA), pairs = _mm256_blend_ps(plus, minus, 0xCC);
+  const __m256 half = _mm256_blend_ps(plus, minus, 0xF0);
+#pragma GCC unroll 32
+  for (std::size_t first = 0; first < regs; first += block) {
+#pragma GCC unroll 8
+    for (std::size_t i = first; i < first + block; ++i) {
+      v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0xB1), odd);
+      v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0x4E), pairs);
+      v[i] = butterfly(v[i], _mm256_permute2f128_ps(v[i], v[i], 0x01), half);
+    }
+    cross_stages(v, first, first + block, 1, block);
+  }
+  cross_stages(v, 0, regs, block, n);
 }
 
 // Codes of one group of 32 rotated values at y (lane j of vector s is value 8 s + j) into 12

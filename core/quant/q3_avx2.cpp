@@ -27,30 +27,21 @@ KVSCOPE_AVX2_INLINE __m256 load_bits(const std::uint32_t* bits) {
 }
 
 // One in-register stage: lanes (i, i ^ len) become (a + b, a - b) with a the lower lane, as
-// partner + (lane with its sign flipped in the upper lanes): b + a, and a + (-b), which round
-// exactly as a + b and a - b. `swap` holds each lane's partner, `upper` the sign bits.
-KVSCOPE_AVX2_INLINE __m256 butterfly(__m256 v, __m256 swap, __m256 upper) {
-  return _mm256_add_ps(swap, _mm256_xor_ps(v, upper));
+// partner + lane x (+1 below, -1 above) in one fused multiply-add: the product is exact, so the
+// one rounding is that of b + a, or a + (-b), as a + b and a - b round (signed zeros too).
+// `swap` holds each lane's partner, `sign` the +1 and -1.
+KVSCOPE_AVX2_INLINE __m256 butterfly(__m256 v, __m256 swap, __m256 sign) {
+  return _mm256_fmadd_ps(v, sign, swap);
 }
 
-// q3_scalar.cpp's hadamard on a row held in D / 8 registers; with D a constant the loops unroll
-// and the row stays in registers (D = 128: 16).
-template <std::size_t D>
-KVSCOPE_AVX2_INLINE void hadamard(__m256* v) {
-  constexpr std::size_t regs = D / 8, n = q3_rotation_size(D) / 8;
-  const __m256 m = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
-  const __m256 odd = _mm256_blend_ps(zero, m, 0xAA), pairs = _mm256_blend_ps(zero, m, 0xCC);
-  const __m256 half = _mm256_blend_ps(zero, m, 0xF0);
-#pragma GCC unroll 32
-  for (std::size_t i = 0; i < regs; ++i) {
-    v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0xB1), odd);
-    v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0x4E), pairs);
-    v[i] = butterfly(v[i], _mm256_permute2f128_ps(v[i], v[i], 0x01), half);
-  }
+// The cross-register stages len .. n (in registers) of registers [first, end), each pair (j,
+// j + len) of one block of 2 len.
+KVSCOPE_AVX2_INLINE void cross_stages(__m256* v, std::size_t first, std::size_t end, std::size_t len,
+                                      std::size_t n) {
 #pragma GCC unroll 8
-  for (std::size_t len = 1; len < n; len *= 2) {
+  for (; len < n; len *= 2) {
 #pragma GCC unroll 32
-    for (std::size_t i = 0; i < regs; i += 2 * len) {
+    for (std::size_t i = first; i < end; i += 2 * len) {
 #pragma GCC unroll 32
       for (std::size_t j = i; j < i + len; ++j) {
         const __m256 a = v[j], b = v[j + len];
@@ -61,23 +52,53 @@ KVSCOPE_AVX2_INLINE void hadamard(__m256* v) {
   }
 }
 
-// Codes of 4 registers (one group of 32; lane j of register s is value 8 s + j) into 12 bytes:
-// lane j's 4 codes make 12 bits, two lanes 24 bits of a 64-bit element, 3 bytes each.
-KVSCOPE_AVX2_INLINE void pack_group(const __m256* y, __m256 inv, const __m256* threshold,
-                                    std::uint8_t* out) {
-  __m256i word = _mm256_setzero_si256();
-  const __m256 magnitude_bits = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
-  for (int s = 0; s < 4; ++s) {
-    const __m256 u = _mm256_mul_ps(y[s], inv);
-    const __m256 a = _mm256_and_ps(u, magnitude_bits);
-    __m256i m = _mm256_setzero_si256();
-    for (int j = 0; j < 3; ++j) {  // a true compare is -1: subtracting counts it
-      m = _mm256_sub_epi32(m, _mm256_castps_si256(_mm256_cmp_ps(a, threshold[j], _CMP_GT_OQ)));
+// q3_scalar.cpp's hadamard on a row held in D / 8 registers; with D a constant the loops unroll
+// and the row stays in registers (D = 128: 16). A butterfly needs only its two inputs' previous
+// stage, so blocks of 8 registers go through all their own stages first, and the stages pairing
+// blocks come last: a block and the temporaries fit the 16 registers, where all 16 of a row
+// spilled (the same operations on the same values, so the same bits).
+template <std::size_t D>
+KVSCOPE_AVX2_INLINE void hadamard(__m256* v) {
+  constexpr std::size_t regs = D / 8, n = q3_rotation_size(D) / 8, block = n < 8 ? n : 8;
+  const __m256 plus = _mm256_set1_ps(1.0f), minus = _mm256_set1_ps(-1.0f);
+  const __m256 odd = _mm256_blend_ps(plus, minus, 0xAA), pairs = _mm256_blend_ps(plus, minus, 0xCC);
+  const __m256 half = _mm256_blend_ps(plus, minus, 0xF0);
+#pragma GCC unroll 32
+  for (std::size_t first = 0; first < regs; first += block) {
+#pragma GCC unroll 8
+    for (std::size_t i = first; i < first + block; ++i) {
+      v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0xB1), odd);
+      v[i] = butterfly(v[i], _mm256_permute_ps(v[i], 0x4E), pairs);
+      v[i] = butterfly(v[i], _mm256_permute2f128_ps(v[i], v[i], 0x01), half);
     }
-    // 4 + m, or 3 - m below zero: m ^ 4 or m ^ 3, 4 plus the sign bit spread to -1.
-    const __m256i side = _mm256_add_epi32(_mm256_set1_epi32(4), _mm256_srai_epi32(_mm256_castps_si256(u), 31));
-    word = _mm256_or_si256(word, _mm256_sll_epi32(_mm256_xor_si256(m, side), _mm_cvtsi32_si128(3 * s)));
+    cross_stages(v, first, first + block, 1, block);
   }
+  cross_stages(v, 0, regs, block, n);
+}
+
+// Codes of one group of 32 rotated values at y (lane j of vector s is value 8 s + j) into 12
+// bytes: lane j's 4 codes make 12 bits, two lanes 24 bits of a 64-bit element, 3 bytes each. A
+// code is m ^ 4 (4 + m) or, below zero, m ^ 4 ^ 7 (3 - m), m <= 3 the thresholds under |u|: the
+// counts and the sevens gather at their bit offsets and 4 joins every code in one xor at the end.
+KVSCOPE_AVX2_INLINE void pack_group(const float* y, __m256 inv, const __m256* threshold,
+                                    std::uint8_t* out) {
+  const __m256 magnitude_bits = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  __m256i minus_counts = _mm256_setzero_si256(), sevens = _mm256_setzero_si256();
+#pragma GCC unroll 4
+  for (int s = 0; s < 4; ++s) {  // unrolled, so each shift is an immediate
+    const __m256 u = _mm256_mul_ps(_mm256_load_ps(y + 8 * s), inv);
+    const __m256 a = _mm256_and_ps(u, magnitude_bits);
+    // A true compare is -1: their sum is -m, and (-m) << 3 s is -(m << 3 s).
+    const __m256i m0 = _mm256_castps_si256(_mm256_cmp_ps(a, threshold[0], _CMP_GT_OQ));
+    const __m256i m1 = _mm256_castps_si256(_mm256_cmp_ps(a, threshold[1], _CMP_GT_OQ));
+    const __m256i m2 = _mm256_castps_si256(_mm256_cmp_ps(a, threshold[2], _CMP_GT_OQ));
+    const __m256i minus_m = _mm256_add_epi32(_mm256_add_epi32(m0, m1), m2);
+    minus_counts = _mm256_add_epi32(minus_counts, _mm256_slli_epi32(minus_m, 3 * s));
+    const __m256i negative = _mm256_srai_epi32(_mm256_castps_si256(u), 31);
+    sevens = _mm256_or_si256(sevens, _mm256_and_si256(negative, _mm256_set1_epi32(7 << (3 * s))));
+  }
+  const __m256i counts = _mm256_sub_epi32(_mm256_setzero_si256(), minus_counts);
+  const __m256i word = _mm256_xor_si256(_mm256_xor_si256(counts, sevens), _mm256_set1_epi32(04444));
   const __m256i pair = _mm256_or_si256(_mm256_and_si256(word, _mm256_set1_epi64x(0xFFF)),
                                        _mm256_srli_epi64(word, 20));
   const __m256i bytes = _mm256_shuffle_epi8(
@@ -91,16 +112,32 @@ KVSCOPE_AVX2_INLINE void pack_group(const __m256* y, __m256 inv, const __m256* t
 }
 
 // The inverse: each lane gathers the 2 bytes holding its 12 bits and shifts them down; then
-// code s is 3 bits of it, and its float one permute of the row's scaled centroids.
-KVSCOPE_AVX2_INLINE void unpack_group(const std::uint8_t* in, __m256 centroid, __m256* y) {
+// code s is 3 bits of it, and its float one permute of the row's scaled centroids. The group's
+// bytes come in one 16-byte broadcast load, which must stay inside the row: from the group on
+// (`Back` 0) when a group follows it, else from 4 bytes before it (`Back` 4, a group precedes it).
+template <int Back>
+KVSCOPE_AVX2_INLINE __m256i gather_group(const std::uint8_t* in) {
+  const __m256i bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in - Back)));
+  constexpr char b = Back;
+  return _mm256_shuffle_epi8(
+      bytes, _mm256_setr_epi8(b + 0, b + 1, -1, -1, b + 1, b + 2, -1, -1, b + 3, b + 4, -1, -1, b + 4, b + 5,
+                              -1, -1, b + 6, b + 7, -1, -1, b + 7, b + 8, -1, -1, b + 9, b + 10, -1, -1,
+                              b + 10, b + 11, -1, -1));
+}
+
+// A row's only group (head_dim 32) has neither neighbour: 8 bytes and 4 more.
+KVSCOPE_AVX2_INLINE __m256i gather_lone_group(const std::uint8_t* in) {
   std::uint32_t last;
   std::memcpy(&last, in + 8, 4);
   const __m128i bytes = _mm_insert_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in)),
                                          static_cast<int>(last), 2);
-  const __m256i gathered = _mm256_shuffle_epi8(
+  return _mm256_shuffle_epi8(
       _mm256_broadcastsi128_si256(bytes),
       _mm256_setr_epi8(0, 1, -1, -1, 1, 2, -1, -1, 3, 4, -1, -1, 4, 5, -1, -1, 6, 7, -1, -1, 7, 8, -1,
                        -1, 9, 10, -1, -1, 10, 11, -1, -1));
+}
+
+KVSCOPE_AVX2_INLINE void unpack_group(__m256i gathered, __m256 centroid, __m256* y) {
   const __m256i word = _mm256_srlv_epi32(gathered, _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4));
   // The permute reads only an index's low 3 bits: no masking.
   y[0] = _mm256_permutevar8x32_ps(centroid, word);
@@ -145,22 +182,52 @@ KVSCOPE_AVX2 void outlier_codes(const q3_tile& t, const fp16_bits* src, std::siz
   }
 }
 
-// q3_detail::row_scale then inverse_step in vector registers, without the calls and software
-// fp16 conversions of the scalar ones (the same operations: F16C rounds as f32_to_fp16 does).
-// Stores the scale; returns 1 / (s * sqrt(n)) in the low lane.
-template <std::size_t D>
-KVSCOPE_AVX2_INLINE __m128 row_scale(__m256 lanes, fp16_bits* scale) {
+// Rows a batch of the row loops: one vector holds their scales, so the division, square root and
+// fp16 rounding of a row's scale run once for 8 rows, off the path of each row's rotation.
+constexpr std::size_t batch_rows = 8;
+
+// A row's sum of squares from its 8 lane sums, in q3_detail::row_scale's order.
+KVSCOPE_AVX2_INLINE float lane_sum(__m256 lanes) {
   const __m128 t = _mm_add_ps(_mm256_castps256_ps128(lanes), _mm256_extractf128_ps(lanes, 1));
   const __m128 u = _mm_add_ps(t, _mm_movehl_ps(t, t));  // (l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)
-  const __m128 sum = _mm_add_ss(u, _mm_shuffle_ps(u, u, 1));
-  constexpr auto values = static_cast<float>(q3_rotation_size(D) * D);
-  const __m128i half = _mm_cvtps_ph(_mm_sqrt_ss(_mm_div_ss(sum, _mm_set_ss(values))), 0);
-  *scale = static_cast<fp16_bits>(_mm_extract_epi16(half, 0));
-  const __m128 step = _mm_mul_ss(_mm_cvtph_ps(half), _mm_set_ss(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
-  const __m128 inv = _mm_div_ss(_mm_set_ss(1.0f), step);
-  return _mm_andnot_ps(_mm_cmpeq_ss(step, _mm_setzero_ps()), inv);  // 0 for a zero scale
+  return _mm_cvtss_f32(_mm_add_ss(u, _mm_shuffle_ps(u, u, 1)));
 }
 
+// q3_detail::row_scale then inverse_step for a batch's `n` rows, lane b row b (the same
+// operations: F16C rounds as f32_to_fp16 does). Stores the scales, `scale_stride` apart; returns
+// each row's 1 / (s * sqrt(n)).
+template <std::size_t D>
+KVSCOPE_AVX2_INLINE __m256 row_scales(const float* sums, std::size_t n, fp16_bits* scales,
+                                      std::size_t scale_stride) {
+  constexpr auto values = static_cast<float>(q3_rotation_size(D) * D);
+  const __m128i half = _mm256_cvtps_ph(_mm256_sqrt_ps(_mm256_div_ps(_mm256_load_ps(sums), _mm256_set1_ps(values))), 0);
+  alignas(16) fp16_bits h[batch_rows];
+  _mm_store_si128(reinterpret_cast<__m128i*>(h), half);
+  for (std::size_t b = 0; b < n; ++b) scales[b * scale_stride] = h[b];
+  const __m256 step = _mm256_mul_ps(_mm256_cvtph_ps(half), _mm256_set1_ps(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
+  const __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), step);
+  return _mm256_andnot_ps(_mm256_cmp_ps(step, _mm256_setzero_ps(), _CMP_EQ_OQ), inv);  // 0 for a zero scale
+}
+
+// A row's rotation: D x with its outlier channels zeroed, then H, into v; returns its lane sums.
+// Without outliers (`Keep` false: values) the mask is all ones and left out.
+template <std::size_t D, bool Keep>
+KVSCOPE_AVX2_INLINE __m256 rotate_row(const fp16_bits* x, const std::uint32_t* sign,
+                                      const std::uint32_t* keep, __m256* v) {
+  constexpr std::size_t regs = D / 8;
+  for (std::size_t i = 0; i < regs; ++i) {
+    const __m256 h = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 8 * i)));
+    v[i] = _mm256_xor_ps(h, load_bits(sign + 8 * i));
+    if constexpr (Keep) v[i] = _mm256_and_ps(v[i], load_bits(keep + 8 * i));
+  }
+  hadamard<D>(v);
+  __m256 lanes = _mm256_setzero_ps();
+  for (std::size_t i = 0; i < regs; ++i) lanes = _mm256_add_ps(lanes, _mm256_mul_ps(v[i], v[i]));
+  return lanes;
+}
+
+// In batches: rotate each row into an L1 buffer, then the batch's scales, then the codes. Row by
+// row, a row's scale (a chain of adds, a division, a square root) stalled its own codes.
 template <std::size_t D>
 KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::size_t src_stride,
                                 std::uint8_t* payload, fp16_bits* scales, std::size_t out_stride,
@@ -174,20 +241,34 @@ KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::siz
   const q3_table& table = table_of(t.codebook);
   __m256 threshold[3];  // the positive ones
   for (int j = 0; j < 3; ++j) threshold[j] = _mm256_set1_ps(table.threshold[4 + j]);
-  for (std::size_t r = 0; r < t.rows; ++r) {
-    const fp16_bits* x = src + r * src_stride;
-    __m256 v[regs];
-    for (std::size_t i = 0; i < regs; ++i) {
-      const __m256 h = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 8 * i)));
-      v[i] = _mm256_and_ps(_mm256_xor_ps(h, load_bits(sign + 8 * i)), load_bits(keep.data() + 8 * i));
+  alignas(32) float y[batch_rows * D];
+  for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
+    const std::size_t n = std::min(batch_rows, t.rows - r0);
+    alignas(32) float sums[batch_rows] = {};
+    for (std::size_t b = 0; b < n; ++b) {
+      __m256 v[regs];
+      const fp16_bits* x = src + (r0 + b) * src_stride;
+      sums[b] = lane_sum(t.channels > 0 ? rotate_row<D, true>(x, sign, keep.data(), v)
+                                        : rotate_row<D, false>(x, sign, keep.data(), v));
+      for (std::size_t i = 0; i < regs; ++i) _mm256_store_ps(y + b * D + 8 * i, v[i]);
     }
-    hadamard<D>(v);
-    __m256 lanes = _mm256_setzero_ps();
-    for (std::size_t i = 0; i < regs; ++i) lanes = _mm256_add_ps(lanes, _mm256_mul_ps(v[i], v[i]));
-    const __m256 step = _mm256_broadcastss_ps(row_scale<D>(lanes, scales + r * out_stride / D));
-    std::uint8_t* row = payload + q3_payload_bytes(r * out_stride);
-    for (std::size_t g = 0; g < D / 32; ++g) pack_group(v + 4 * g, step, threshold, row + group_bytes * g);
+    alignas(32) float inv[batch_rows];
+    _mm256_store_ps(inv, row_scales<D>(sums, n, scales + r0 * out_stride / D, out_stride / D));
+    for (std::size_t b = 0; b < n; ++b) {
+      const __m256 step = _mm256_set1_ps(inv[b]);
+      std::uint8_t* row = payload + q3_payload_bytes((r0 + b) * out_stride);
+      for (std::size_t g = 0; g < D / 32; ++g) pack_group(y + b * D + 32 * g, step, threshold, row + group_bytes * g);
+    }
   }
+}
+
+// q3_detail::decode_step for a batch's `n` rows, lane b row b, with F16C's conversion.
+template <std::size_t D>
+KVSCOPE_AVX2_INLINE __m256 decode_steps(const fp16_bits* scales, std::size_t n, std::size_t scale_stride) {
+  alignas(16) fp16_bits h[batch_rows] = {};
+  for (std::size_t b = 0; b < n; ++b) h[b] = scales[b * scale_stride];
+  const __m256 scale = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
+  return _mm256_div_ps(scale, _mm256_set1_ps(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
 }
 
 template <std::size_t D>
@@ -198,19 +279,27 @@ KVSCOPE_AVX2 void dequantize_rows(const q3_tile& t, const std::uint8_t* payload,
   const std::uint32_t* sign = q3_sign_bits();
   const __m256 unit = _mm256_loadu_ps(table_of(t.codebook).centroid.data());
   const outliers kept(t, side);
-  for (std::size_t r = 0; r < t.rows; ++r) {
-    // q3_detail::decode_step with F16C's conversion.
-    const __m128 scale = _mm_cvtph_ps(_mm_cvtsi32_si128(scales[r * in_stride / D]));
-    const __m128 step = _mm_div_ss(scale, _mm_set_ss(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
-    const __m256 centroid = _mm256_mul_ps(unit, _mm256_broadcastss_ps(step));
-    const std::uint8_t* row = payload + q3_payload_bytes(r * in_stride);
-    __m256 v[regs];
-    for (std::size_t g = 0; g < D / 32; ++g) unpack_group(row + group_bytes * g, centroid, v + 4 * g);
-    hadamard<D>(v);
-    float* out = dst + r * dst_stride;
-    for (std::size_t i = 0; i < regs; ++i) _mm256_storeu_ps(out + 8 * i, _mm256_xor_ps(v[i], load_bits(sign + 8 * i)));
-    for (std::size_t j = 0; j < kept.k; ++j) {
-      out[kept.channels[j]] = static_cast<float>(kept.codes[j * t.rows + r]) * kept.scale[j];
+  for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
+    const std::size_t n = std::min(batch_rows, t.rows - r0);
+    alignas(32) float steps[batch_rows];
+    _mm256_store_ps(steps, decode_steps<D>(scales + r0 * in_stride / D, n, in_stride / D));
+    for (std::size_t b = 0; b < n; ++b) {
+      const std::size_t r = r0 + b;
+      const __m256 centroid = _mm256_mul_ps(unit, _mm256_set1_ps(steps[b]));
+      const std::uint8_t* row = payload + q3_payload_bytes(r * in_stride);
+      __m256 v[regs];
+      if constexpr (D == 32) {
+        unpack_group(gather_lone_group(row), centroid, v);
+      } else {
+        for (std::size_t g = 0; g + 1 < D / 32; ++g) unpack_group(gather_group<0>(row + group_bytes * g), centroid, v + 4 * g);
+        unpack_group(gather_group<4>(row + D / 32 * group_bytes - group_bytes), centroid, v + D / 8 - 4);
+      }
+      hadamard<D>(v);
+      float* out = dst + r * dst_stride;
+      for (std::size_t i = 0; i < regs; ++i) _mm256_storeu_ps(out + 8 * i, _mm256_xor_ps(v[i], load_bits(sign + 8 * i)));
+      for (std::size_t j = 0; j < kept.k; ++j) {
+        out[kept.channels[j]] = static_cast<float>(kept.codes[j * t.rows + r]) * kept.scale[j];
+      }
     }
   }
 }

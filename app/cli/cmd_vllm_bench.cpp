@@ -270,8 +270,8 @@ void add_calibrate(CLI::App& root, int& exit_code) {
   };
   auto o = std::make_shared<options>();
   auto* cmd = root.add_subcommand(
-      "calibrate", "Fit the roofline's compute and memory efficiency, per-layer and per-sequence overhead (those the "
-                   "measurements determine) to measured `vllm bench serve` results (median TTFT and TPOT), report "
+      "calibrate", "Fit the roofline's compute efficiency, per-layer overhead, KV and weight memory efficiency and "
+                   "per-sequence overhead (those the measurements determine) to measured `vllm bench serve` results (median TTFT and TPOT), report "
                    "the in-sample and leave-one-out error, and write them for --calibration");
   cmd->add_option("--measured", o->measured, "Result files of `vllm bench serve --save-result`")
       ->required()->check(CLI::ExistingFile);

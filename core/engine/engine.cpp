@@ -304,11 +304,10 @@ bool engine::step() {
   if (finished()) return false;
   pull_arrivals();
   const double start_s = clock_s_;
-  const bool inside_schedule = !sched_->stream_boundary();
   const step_plan plan = sched_->schedule();
   measured_step measured = measure_and_advance(plan);
   step_work& work = measured.work;
-  work.scheduled_earlier = inside_schedule && plan.prefill_tokens == 0;
+  work.scheduled_earlier = plan.scheduled_earlier;
   if (setup_.options.payload == payload_mode::data) write_new_tokens();
   sched_->complete(plan);
 

@@ -189,6 +189,7 @@ step_plan scheduler::schedule() {
   std::uint32_t budget = config_.max_num_batched_tokens;
   const std::uint64_t preemptions_before = preemptions_total_;
   if (running_.empty()) decode_run_ = 0;  // everything in the schedule finished: it is over
+  const bool continues_schedule = decode_run_ != 0;
 
   // Unchunked (vLLM V0's default scheduler): whole prompts first, alone in their step; the
   // running decodes wait for a step that admits none. Never inside a multi-step schedule.
@@ -240,6 +241,7 @@ step_plan scheduler::schedule() {
   // A decode-only step opens or continues a multi-step schedule; one with prompt tokens (or
   // nothing) runs alone and ends any.
   const bool decode_only = plan.prefill_tokens == 0 && plan.decode_tokens > 0;
+  plan.scheduled_earlier = continues_schedule && plan.prefill_tokens == 0;
   decode_run_ = decode_only && config_.num_scheduler_steps > 1 ? (decode_run_ + 1) % config_.num_scheduler_steps : 0;
   return plan;
 }

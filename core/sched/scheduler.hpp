@@ -87,6 +87,9 @@ struct step_plan {
   std::uint32_t decode_tokens = 0;
   std::uint32_t preemptions = 0;
   std::uint32_t admitted = 0;
+  // A later step of a multi-step schedule: the host scheduled it, and prepared its inputs, with
+  // the schedule's first step (roofline.hpp charges it no host time).
+  bool scheduled_earlier = false;
   std::vector<sequence_id> finished;  // freed at the end of this step
 };
 

@@ -109,10 +109,13 @@ std::vector<grid_point> neighbours(const tune_problem& p, const grid_point& at) 
 // The bracket's upper end, or the objective itself when it is exact.
 double upper(const tune_score& s) noexcept { return std::isnan(s.objective_high) ? s.objective : s.objective_high; }
 
-// Equal objectives, or capacity brackets that overlap.
+// Equal objectives, or capacity brackets that overlap. A bracket is [rate that passed, rate that
+// failed): two that only share an end do not overlap, since at that rate one config passed and
+// the other failed. Brackets on the search's lattice (sweep/capacity_search.hpp) are then equal or
+// apart, and ties are an equivalence, not a chain.
 bool ties(const tune_score& a, const tune_score& b) noexcept {
   if (a.objective == b.objective) return true;
-  return a.objective <= upper(b) && b.objective <= upper(a);
+  return a.objective < upper(b) && b.objective < upper(a);
 }
 
 // -1 when a's figure is smaller (NaN counts as the largest), 1 when larger, 0 when equal.

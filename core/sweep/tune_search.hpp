@@ -3,8 +3,8 @@
 // them (sweep/tune_run.hpp) or, in tests, a formula.
 //
 // Ranking: a config meeting every constraint beats one that does not; among those that do, the
-// better objective wins unless the two tie (equal, or a capacity search's brackets overlap: the
-// search cannot tell them apart), when less attention error wins, then fewer level transitions;
+// better objective wins unless the two tie (equal, or a capacity search's brackets [passed,
+// failed) overlap: the search cannot tell them apart; brackets that only share an end do not), when less attention error wins, then fewer level transitions;
 // among those that do not, the smaller total violation (a config that cannot run is the worst);
 // last, the lower grid index. Bracket ties are not transitive, so descent never returns to a
 // point it has left. `grid` evaluates every config. `descent` does coordinate descent over the
@@ -47,6 +47,9 @@ struct tune_score {
   // Capacity search: the share of the load's requests that miss their SLOs even alone on an idle
   // server. Over 1 - target, no rate reaches the target and none was searched (objective 0).
   double infeasible_share = 0;
+  // Capacity search: the rate factor of the bracket's low end, exactly (objective is it times the
+  // load's rate); 0 when no rate passed or the objective is not a capacity.
+  double capacity_factor = 0;
   // The engine runs behind the score, in order, reused or not: what tells which repeated an
   // earlier one (count_tune_repeats, sweep/tune_run.hpp).
   std::vector<recorded_run> runs;

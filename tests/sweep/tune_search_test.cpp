@@ -143,6 +143,10 @@ TEST(TuneSearch, BracketTiesGoToLessErrorThenFewerTransitions) {
   EXPECT_TRUE(ranks_before(p, same_error_fewer, 2, low_error, 1));
   const tune_score clearly_higher = bracketed(5.2, 5.25, 0.09, 100);
   EXPECT_TRUE(ranks_before(p, clearly_higher, 2, low_error, 1));
+  // Brackets that only share an end: at that rate the higher one passed and the lower failed.
+  const tune_score just_above = bracketed(5.05, 5.1, 0.09, 100);
+  EXPECT_TRUE(ranks_before(p, just_above, 3, high_error, 0));
+  EXPECT_FALSE(ranks_before(p, high_error, 0, just_above, 3));
   // Exact objectives tie only when equal.
   tune_score a = score(5.0), b = score(5.0);
   a.figures = {{"attention_error_exposure", 0.05}};

@@ -41,6 +41,7 @@ struct tune_options {
   unsigned jobs = 0;
   capacity_options capacity;
   bool no_reuse = false;
+  bool no_capacity_hints = false;
 };
 
 std::string number(double v) {
@@ -148,6 +149,7 @@ std::optional<tune_search_run> search(const tune_options& o, const run_descripti
   run_options.capacity = o.capacity;
   run_options.cancel = &interrupt_guard::flag();
   run_options.reuse = !o.no_reuse;
+  run_options.capacity_hints = !o.no_capacity_hints;
   std::atomic<std::size_t> engine_runs{0};
   tune_search_run out;
   out.facts = read_load_facts(base);
@@ -158,17 +160,17 @@ std::optional<tune_search_run> search(const tune_options& o, const run_descripti
   run_options.load_rate = out.facts.rate();
   run_options.load_requests = out.facts.requests;
   if (mpi) run_options.jobs = 1;  // a rank is a job: one config at a time each
-  const auto evaluate = make_tune_evaluator(base, problem, run_options, engine_runs);
   if (mpi && mpi->rank() != 0) {
-    const auto error = serve_tune(*mpi, problem, evaluate, engine_runs);
+    const auto error = serve_tune(*mpi, problem, make_hinted_tune_evaluator(base, problem, run_options, engine_runs),
+                                  engine_runs);
     return exited(error.empty() ? exit_ok : exit_runtime_failure);
   }
   const auto method = o.search == "grid" ? tune_method::grid : tune_method::descent;
   if (mpi) {
     tune_workers workers(*mpi);
-    out.result = tune_search(problem, method, workers.evaluator(problem, engine_runs));
+    out.result = tune_search(problem, method, workers.evaluator(problem, engine_runs, run_options.capacity_hints));
   } else {
-    out.result = tune_search(problem, method, evaluate);
+    out.result = tune_search(problem, method, make_tune_evaluator(base, problem, run_options, engine_runs));
   }
   out.engine_runs = engine_runs.load();
   return out;
@@ -321,6 +323,9 @@ void add_tune_command(CLI::App& root, int& exit_code) {
   cmd->add_option("--jobs", o->jobs, "Runs at once, one core each (default: all cores)")->check(CLI::Range(1u, 4096u));
   cmd->add_flag("--no-reuse", o->no_reuse,
                 "Run every engine run, even one that cannot differ from an earlier config's (same result, more time)");
+  cmd->add_flag("--no-capacity-hints", o->no_capacity_hints,
+                "capacity_rps: search every config's capacity from the load's own rate, not from the capacity of "
+                "the nearest config already scored (the same brackets when attainment falls with the rate; more runs)");
   cmd->add_option("--target", o->capacity.target, "capacity_rps: SLO attainment to keep")->default_val(0.99);
   cmd->add_option("--tolerance", o->capacity.tolerance, "capacity_rps: stop when the bracket is this narrow (relative)")
       ->default_val(0.01)

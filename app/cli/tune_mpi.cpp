@@ -87,6 +87,7 @@ std::string encode_result(const tune_score& s, std::uint64_t runs) {
     w.f64(value);
   }
   w.f64(s.infeasible_share);
+  w.f64(s.capacity_factor);
   // The runs behind the score, so that rank 0 counts the reused ones as one process does.
   w.u64(s.runs.size());
   for (const auto& run : s.runs) {
@@ -112,7 +113,19 @@ void send_bytes(const std::string& bytes, int tag) {
   MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, tag, MPI_COMM_WORLD);
 }
 
-void assign(int rank, std::int64_t index) { MPI_Send(&index, 1, MPI_INT64_T, rank, tune_tag_assign, MPI_COMM_WORLD); }
+// A config to score: its grid index (-1: stop), and where its capacity search starts (the hint's
+// rate factor as its bits, and the config it came from).
+struct assignment {
+  std::int64_t index = -1;
+  std::int64_t hint_bits = 0;
+  std::int64_t hint_config = 0;
+};
+
+void assign(int rank, std::int64_t index, const capacity_hint& hint = {}) {
+  assignment a{index, 0, static_cast<std::int64_t>(hint.config)};
+  std::memcpy(&a.hint_bits, &hint.rate_factor, sizeof a.hint_bits);
+  MPI_Send(&a, 3, MPI_INT64_T, rank, tune_tag_assign, MPI_COMM_WORLD);
+}
 
 struct message {
   int source = 0;
@@ -148,6 +161,7 @@ std::uint64_t decode_result(const message& m, tune_score& score) {
     value = r.f64();
   }
   score.infeasible_share = r.f64();
+  score.capacity_factor = r.f64();
   score.runs.resize(static_cast<std::size_t>(r.u64()));
   for (auto& run : score.runs) {
     run.rate_factor = r.f64();
@@ -191,17 +205,20 @@ tune_workers::~tune_workers() {
   }
 }
 
-tune_evaluator tune_workers::evaluator(const tune_problem& problem, std::atomic<std::size_t>& engine_runs) {
+tune_evaluator tune_workers::evaluator(const tune_problem& problem, std::atomic<std::size_t>& engine_runs,
+                                       bool capacity_hints_on) {
   std::shared_ptr<state> pool = state_;
-  return [pool, &problem, &engine_runs](const std::vector<grid_point>& points) {
+  auto known = std::make_shared<capacity_hints>();
+  return [pool, known, capacity_hints_on, &problem, &engine_runs](const std::vector<grid_point>& points) {
     std::vector<tune_score> scores(points.size());
+    const auto hints = capacity_hints_on ? known->for_batch(points) : std::vector<capacity_hint>(points.size());
     std::size_t next = 0, done = 0;
     while (done < points.size()) {
       while (!pool->idle.empty() && next < points.size()) {
         const int rank = pool->idle.front();
         pool->idle.pop_front();
         pool->busy[rank] = next;
-        assign(rank, static_cast<std::int64_t>(grid_index(problem, points[next])));
+        assign(rank, static_cast<std::int64_t>(grid_index(problem, points[next])), hints[next]);
         ++next;
       }
       const message m = receive_any();
@@ -215,22 +232,26 @@ tune_evaluator tune_workers::evaluator(const tune_problem& problem, std::atomic<
         pool->idle.push_back(m.source);
       }
     }
+    known->record(problem, points, scores);
     return scores;
   };
 }
 
-std::string serve_tune(const mpi_session& mpi, const tune_problem& problem, const tune_evaluator& local,
+std::string serve_tune(const mpi_session& mpi, const tune_problem& problem, const tune_hinted_evaluator& local,
                        const std::atomic<std::size_t>& engine_runs) {
   (void)mpi;
   std::string first_error;
   send_bytes({}, tune_tag_ready);
   for (;;) {
-    std::int64_t index = -1;
-    MPI_Recv(&index, 1, MPI_INT64_T, 0, tune_tag_assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (index < 0) return first_error;
+    assignment a;
+    MPI_Recv(&a, 3, MPI_INT64_T, 0, tune_tag_assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (a.index < 0) return first_error;
+    capacity_hint hint;
+    std::memcpy(&hint.rate_factor, &a.hint_bits, sizeof hint.rate_factor);
+    hint.config = static_cast<std::size_t>(a.hint_config);
     const std::size_t runs_before = engine_runs.load();
     try {
-      const auto scores = local({grid_point_at(problem, static_cast<std::size_t>(index))});
+      const auto scores = local({grid_point_at(problem, static_cast<std::size_t>(a.index))}, {hint});
       send_bytes(encode_result(scores.front(), engine_runs.load() - runs_before), tune_tag_result);
     } catch (const std::exception& e) {
       if (first_error.empty()) first_error = e.what();
@@ -244,12 +265,13 @@ std::string serve_tune(const mpi_session& mpi, const tune_problem& problem, cons
 struct tune_workers::state {};
 tune_workers::tune_workers(const mpi_session&) {}
 tune_workers::~tune_workers() = default;
-tune_evaluator tune_workers::evaluator(const tune_problem&, std::atomic<std::size_t>&) {
+tune_evaluator tune_workers::evaluator(const tune_problem&, std::atomic<std::size_t>&, bool) {
   return [](const std::vector<grid_point>&) -> std::vector<tune_score> {
     throw std::runtime_error("kvscope-cli was built without MPI");
   };
 }
-std::string serve_tune(const mpi_session&, const tune_problem&, const tune_evaluator&, const std::atomic<std::size_t>&) {
+std::string serve_tune(const mpi_session&, const tune_problem&, const tune_hinted_evaluator&,
+                       const std::atomic<std::size_t>&) {
   return "kvscope-cli was built without MPI";
 }
 

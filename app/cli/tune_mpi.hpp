@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "sweep/tune_run.hpp"
 #include "sweep/tune_search.hpp"
 #include "sweep_exec.hpp"
 
@@ -22,9 +23,11 @@ class tune_workers {
   tune_workers(const tune_workers&) = delete;
   tune_workers& operator=(const tune_workers&) = delete;
 
-  // Scores a batch on the worker ranks; `engine_runs` gains the workers' engine runs.
-  // Throws the first error a worker reports. Both arguments must outlive the evaluator.
-  tune_evaluator evaluator(const tune_problem& problem, std::atomic<std::size_t>& engine_runs);
+  // Scores a batch on the worker ranks; `engine_runs` gains the workers' engine runs. With
+  // `capacity_hints`, each config's capacity search starts from the hint one process would give
+  // it (sweep/tune_run.hpp), sent with the config. Throws the first error a worker reports. Both
+  // references must outlive the evaluator.
+  tune_evaluator evaluator(const tune_problem& problem, std::atomic<std::size_t>& engine_runs, bool capacity_hints);
 
  private:
   struct state;
@@ -33,7 +36,7 @@ class tune_workers {
 
 // Every other rank: scores the configs rank 0 hands out with `local` until told to stop.
 // Returns the first error of its own runs ("" when none).
-std::string serve_tune(const mpi_session& mpi, const tune_problem& problem, const tune_evaluator& local,
+std::string serve_tune(const mpi_session& mpi, const tune_problem& problem, const tune_hinted_evaluator& local,
                        const std::atomic<std::size_t>& engine_runs);
 
 }  // namespace kvscope::cli

@@ -5,6 +5,13 @@
 // doubling or halving from 1, then narrowed by bisection (geometric, the midpoint of the
 // bracket's logarithms) until the bracket is within `tolerance` of its lower end. It assumes
 // attainment falls as the rate rises; a load where it does not gets some passing rate.
+//
+// Every rate the search tries lies on one lattice: the powers of two and the geometric midpoints
+// bisection makes of them, down to the depth the tolerance asks for. Given a hint (a capacity
+// found for a similar config), the search starts at the lattice interval holding the hint and
+// gallops out from it, then bisects: it ends in the same interval, with the same doubles, as the
+// search from 1 would when attainment falls monotonically with the rate, in a few runs when the
+// hint is close instead of about nine.
 #include <cmath>
 #include <functional>
 #include <vector>
@@ -15,6 +22,7 @@ struct capacity_options {
   double target = 0.99;       // SLO attainment to keep, in (0, 1]
   double tolerance = 0.01;    // stop when high / low - 1 <= tolerance
   double max_factor = 65536;  // search rate factors in [1 / max_factor, max_factor]
+  double hint = 0;            // a rate factor near the answer to start from; 0: start from 1
 };
 
 // One run at a rate factor: whether it met the target.

@@ -144,9 +144,20 @@ capacity_probe probe_or_reuse(tune_reuse& reuse, std::size_t order, const run_de
   return out.probe;
 }
 
+capacity_options with_hint(capacity_options options, const capacity_hint& hint) {
+  options.hint = hint.rate_factor;
+  return options;
+}
+
+std::string hint_text(const capacity_hint& hint, double load_rate) {
+  if (hint.rate_factor <= 0) return "";
+  return "; searched from config " + std::to_string(hint.config) + "'s capacity, " +
+         format_significant(hint.rate_factor * load_rate, 4) + " requests/s";
+}
+
 tune_score capacity_score(tune_reuse& reuse, std::size_t order, const run_description& run,
                           const tune_problem& problem, const tune_run_options& options,
-                          std::atomic<std::size_t>& engine_runs) {
+                          std::atomic<std::size_t>& engine_runs, const capacity_hint& hint) {
   tune_score score;
   // Requests that miss even alone miss at every rate: past 1 - target, no rate can pass.
   const alone_share alone = infeasible_alone_share(run);
@@ -174,8 +185,9 @@ tune_score capacity_score(tune_reuse& reuse, std::size_t order, const run_descri
         }
         return probe;
       },
-      options.capacity);
+      with_hint(options.capacity, hint));
   score = score_of(problem, at_capacity, found.low * options.load_rate);
+  score.capacity_factor = found.low;
   score.runs = std::move(runs);
   score.objective_high = found.high * options.load_rate;
   score.infeasible_share = alone.share();
@@ -186,7 +198,7 @@ tune_score capacity_score(tune_reuse& reuse, std::size_t order, const run_descri
   }
   score.detail = format("bracket %.4g..%.4g requests/s, %zu runs", found.low * options.load_rate,
                         found.high * options.load_rate, found.probes.size()) +
-                 stopped_early(found.probes);
+                 stopped_early(found.probes) + hint_text(hint, options.load_rate);
   return score;
 }
 
@@ -203,10 +215,40 @@ std::size_t count_tune_repeats(const run_description& base, const tune_problem& 
   return count_repeats(runs);
 }
 
-tune_evaluator make_tune_evaluator(const run_description& base, const tune_problem& problem,
-                                   const tune_run_options& options, std::atomic<std::size_t>& engine_runs) {
+capacity_hint capacity_hints::nearest(const grid_point& point) const {
+  capacity_hint best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const auto& s : scored_) {
+    std::size_t distance = 0;
+    for (std::size_t a = 0; a < point.size(); ++a) distance += s.point[a] != point[a];
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = {s.rate_factor, s.config};
+    }
+  }
+  return best;
+}
+
+std::vector<capacity_hint> capacity_hints::for_batch(const std::vector<grid_point>& points) const {
+  std::vector<capacity_hint> hints;
+  hints.reserve(points.size());
+  for (const auto& p : points) hints.push_back(nearest(p));
+  return hints;
+}
+
+void capacity_hints::record(const tune_problem& problem, const std::vector<grid_point>& points,
+                            const std::vector<tune_score>& scores) {
+  for (std::size_t i = 0; i < points.size() && i < scores.size(); ++i) {
+    if (scores[i].capacity_factor > 0) scored_.push_back({points[i], grid_index(problem, points[i]), scores[i].capacity_factor});
+  }
+}
+
+tune_hinted_evaluator make_hinted_tune_evaluator(const run_description& base, const tune_problem& problem,
+                                                 const tune_run_options& options,
+                                                 std::atomic<std::size_t>& engine_runs) {
   auto reuse = std::make_shared<tune_reuse>(options.reuse);
-  return [&base, &problem, options, &engine_runs, reuse](const std::vector<grid_point>& points) {
+  return [&base, &problem, options, &engine_runs, reuse](const std::vector<grid_point>& points,
+                                                         const std::vector<capacity_hint>& hints) {
     std::vector<tune_score> scores(points.size());
     const std::atomic<bool> never{false};
     const std::size_t first = reuse->points_before;
@@ -228,8 +270,21 @@ tune_evaluator make_tune_evaluator(const run_description& base, const tune_probl
         score.runs = std::move(runs);
         return;
       }
-      scores[i] = capacity_score(*reuse, first + i, run, problem, options, engine_runs);
+      const capacity_hint hint = i < hints.size() ? hints[i] : capacity_hint{};
+      scores[i] = capacity_score(*reuse, first + i, run, problem, options, engine_runs, hint);
     });
+    return scores;
+  };
+}
+
+tune_evaluator make_tune_evaluator(const run_description& base, const tune_problem& problem,
+                                   const tune_run_options& options, std::atomic<std::size_t>& engine_runs) {
+  auto hinted = make_hinted_tune_evaluator(base, problem, options, engine_runs);
+  auto known = std::make_shared<capacity_hints>();
+  const bool use_hints = options.capacity_hints;
+  return [hinted = std::move(hinted), known, use_hints, &problem](const std::vector<grid_point>& points) {
+    auto scores = hinted(points, use_hints ? known->for_batch(points) : std::vector<capacity_hint>(points.size()));
+    known->record(problem, points, scores);
     return scores;
   };
 }

@@ -39,6 +39,53 @@ TEST(CapacitySearch, SaysWhenNothingOrEverythingPasses) {
   EXPECT_TRUE(std::isinf(all.high));
 }
 
+// From a hint, the search ends in the very bracket (the same doubles) the search from 1 finds on
+// a monotone load, wherever the hint is; within a lattice step of the answer, at most four runs.
+TEST(CapacitySearch, AHintEndsInTheSameBracketInFewerRuns) {
+  const auto step_at = [](double truth, int& runs) {
+    return [truth, &runs](double f) {
+      ++runs;
+      return capacity_probe{f, f <= truth, NAN};
+    };
+  };
+  for (double tolerance : {0.01, 0.05, 0.001}) {
+    for (double truth : {0.013, 0.37, 1.0, 1.0123, 1.7, 3.0, 250.0, 4000.5}) {
+      int cold_runs = 0;
+      const auto cold = search_capacity(step_at(truth, cold_runs), {0.99, tolerance, 65536});
+      for (double hint : {truth, truth * 1.003, truth / 1.003, truth * 1.3, truth / 1.3, truth * 40, truth / 40,
+                          cold.low, cold.high, 1e-9, 1e9}) {
+        capacity_options options{0.99, tolerance, 65536};
+        options.hint = hint;
+        int runs = 0;
+        const auto warm = search_capacity(step_at(truth, runs), options);
+        EXPECT_EQ(warm.low, cold.low) << "truth " << truth << " hint " << hint << " tolerance " << tolerance;
+        EXPECT_EQ(warm.high, cold.high) << "truth " << truth << " hint " << hint << " tolerance " << tolerance;
+        EXPECT_EQ(static_cast<std::size_t>(runs), warm.probes.size());
+        // Every rate tried is a double the search from 1 could have tried.
+        for (const auto& p : warm.probes) EXPECT_GT(p.rate_factor, 0);
+        if (hint == cold.low) {
+          EXPECT_EQ(runs, 2) << truth;  // its own interval: one pass, one fail
+        }
+        if (std::abs(std::log(hint / truth)) < std::log1p(tolerance) / 2) {  // within a lattice step
+          EXPECT_LE(runs, 4) << "truth " << truth << " hint " << hint;
+          EXPECT_LT(runs, cold_runs) << "truth " << truth << " hint " << hint;
+        }
+      }
+    }
+  }
+}
+
+TEST(CapacitySearch, AHintSaysWhenNothingOrEverythingPasses) {
+  capacity_options options{0.99, 0.01, 16};
+  options.hint = 3;
+  const auto none = search_capacity([](double f) { return capacity_probe{f, false, 0}; }, options);
+  EXPECT_EQ(none.low, 0);
+  EXPECT_EQ(none.high, 1.0 / 16);
+  const auto all = search_capacity([](double f) { return capacity_probe{f, true, 1}; }, options);
+  EXPECT_EQ(all.low, 16);
+  EXPECT_TRUE(std::isinf(all.high));
+}
+
 // A load whose capacity is known by hand: requests of 100 prompt and 10 output tokens, one at a
 // time (max_num_seqs 1), on the linear step-time model: a prefill step of 10 ms + 100 × 40 us
 // and 9 decode steps of 10 ms + 80 us, so each request takes S = 14 + 9 × 10.08 = 104.72 ms and

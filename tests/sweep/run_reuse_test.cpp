@@ -189,42 +189,93 @@ TEST(RunReuse, ARangeOfOneLevelIgnoresTheController) {
   EXPECT_EQ(repeats_in(base, plan, ran), 7u);
 }
 
-// tune: capacity probes at one rate factor reuse an earlier config's, and every score is the same.
-TEST(RunReuse, CapacityProbesReuseAndScoreTheSame) {
-  run_description base = load_run("azure_conv_500.csv", 8 * gib);
+// The first 500 requests of the Azure trace on an H100 under SLOs, and the capacity problem of a
+// grid with an attention error budget of 2 %.
+run_description capacity_base(std::uint64_t budget) {
+  run_description base = load_run("azure_conv_500.csv", budget);
   base.options.gpu = "h100";
   base.options.slo = "ttft=1,tpot=0.05";
+  return base;
+}
+
+tune_problem capacity_problem(const std::string& grid) {
   tune_problem problem;
-  problem.axes = *parse_grid("q8_threshold=0.5,0.9,0.95 ewma_alpha=0.2,0.8");
+  problem.axes = *parse_grid(grid);
   problem.goal = {std::string(capacity_metric), direction::maximize};
   problem.constraints = {*parse_constraint("attention_error_exposure<=0.02", "--constraint")};
+  return problem;
+}
+
+// A capacity tune of `problem` over `base` with `options` (the load's rate and count filled in):
+// its result and how many engine runs it made.
+std::pair<tune_result, std::size_t> capacity_tune(const run_description& base, const tune_problem& problem,
+                                                  tune_method method, tune_run_options options) {
   const load_facts facts = read_load_facts(base);
+  options.load_rate = facts.rate();
+  options.load_requests = facts.requests;
+  std::atomic<std::size_t> runs{0};
+  auto result = tune_search(problem, method, make_tune_evaluator(base, problem, options, runs));
+  return {std::move(result), runs.load()};
+}
+
+// The same configs in the same order, with the same scores to the byte.
+void expect_same_trials(const tune_result& a, const tune_result& b) {
+  ASSERT_EQ(a.trials.size(), b.trials.size());
+  for (std::size_t t = 0; t < a.trials.size(); ++t) {
+    EXPECT_EQ(a.trials[t].index, b.trials[t].index) << t;
+    const auto& x = a.trials[t].score;
+    const auto& y = b.trials[t].score;
+    EXPECT_EQ(x.detail, y.detail) << t;
+    EXPECT_EQ(x.objective, y.objective) << t;
+    EXPECT_EQ(x.objective_high, y.objective_high) << t;
+    EXPECT_EQ(x.figures, y.figures) << t;
+  }
+}
+
+// tune: capacity probes at one rate factor reuse an earlier config's, and every score is the same.
+TEST(RunReuse, CapacityProbesReuseAndScoreTheSame) {
+  const run_description base = capacity_base(8 * gib);
+  const tune_problem problem = capacity_problem("q8_threshold=0.5,0.9,0.95 ewma_alpha=0.2,0.8");
   const auto search = [&](bool reuse, unsigned jobs) {
     tune_run_options options;
     options.jobs = jobs;
-    options.load_rate = facts.rate();
-    options.load_requests = facts.requests;
     options.reuse = reuse;
-    std::atomic<std::size_t> runs{0};
-    auto result = tune_search(problem, tune_method::grid, make_tune_evaluator(base, problem, options, runs));
-    return std::pair{result, runs.load()};
+    return capacity_tune(base, problem, tune_method::grid, options);
   };
   const auto [ran, ran_runs] = search(false, 1);
   for (unsigned jobs : {1u, 2u}) {
     const auto [reused, reused_runs] = search(true, jobs);
     EXPECT_EQ(reused_runs, ran_runs);
-    ASSERT_EQ(reused.trials.size(), ran.trials.size());
-    for (std::size_t t = 0; t < ran.trials.size(); ++t) {
-      const auto& a = ran.trials[t].score;
-      const auto& b = reused.trials[t].score;
-      EXPECT_EQ(a.detail, b.detail) << t;
-      EXPECT_EQ(a.objective, b.objective) << t;
-      EXPECT_EQ(a.objective_high, b.objective_high) << t;
-      EXPECT_EQ(a.figures, b.figures) << t;
-    }
+    expect_same_trials(reused, ran);
     EXPECT_EQ(count_tune_repeats(base, problem, reused), count_tune_repeats(base, problem, ran));
   }
   EXPECT_GT(count_tune_repeats(base, problem, ran), 0u);
+}
+
+// tune: a capacity search started from the nearest scored config's capacity ends where the search
+// from 1 does on this load, in fewer runs, and with any jobs the same bytes (its hints come from
+// earlier batches only).
+TEST(RunReuse, CapacityHintsKeepTheAnswerInFewerRuns) {
+  const run_description base = capacity_base(4 * gib);
+  const tune_problem problem = capacity_problem("q8_threshold=0.5,0.7,0.9 q4_threshold=0.95,1 hysteresis=0.02,0.1");
+  const auto search = [&](bool hints, unsigned jobs) {
+    tune_run_options options;
+    options.jobs = jobs;
+    options.capacity_hints = hints;
+    return capacity_tune(base, problem, tune_method::descent, options);
+  };
+  const auto [cold, cold_runs] = search(false, 1);
+  const auto [warm, warm_runs] = search(true, 1);
+  EXPECT_EQ(warm.best_index, cold.best_index);
+  EXPECT_EQ(warm.score.objective, cold.score.objective);
+  EXPECT_EQ(warm.score.objective_high, cold.score.objective_high);
+  EXPECT_LT(warm_runs, cold_runs);
+  bool hinted = false;
+  for (const auto& t : warm.trials) hinted = hinted || t.score.detail.find("searched from config") != std::string::npos;
+  EXPECT_TRUE(hinted);
+  const auto [warm2, warm2_runs] = search(true, 2);
+  EXPECT_EQ(warm2_runs, warm_runs);
+  expect_same_trials(warm2, warm);
 }
 
 }  // namespace

@@ -23,22 +23,34 @@ const std::string bounds =
     "request_throughput=6.7,output_throughput=6.4,ttft_mean=14.0,ttft_p50=14.6,tpot_mean=12.1,"
     "tpot_p50=9.6,itl_mean=14.4,itl_p50=14.6,e2e_mean=8.5,e2e_p50=10.7";
 
-TEST(CliFidelity, TheRepositorySetStaysWithinTheMediansMeasured) {
+// Runs the check on a points file with `--fail-above` bounds; its JSON, or null when it failed.
+nlohmann::json checked_within(const std::string& file, const std::string& fail_above) {
   temp_dir dir;
   const auto json = dir.file("fidelity.json");
-  const auto r = run_process({cli_path(), "check-fidelity", "--points", points, "--fail-above", bounds, "--json", json});
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  const auto j = nlohmann::json::parse(read_text(json));
+  const auto r = run_process(
+      {cli_path(), "check-fidelity", "--points", file, "--fail-above", fail_above, "--json", json});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  return r.exit_code == 0 ? nlohmann::json::parse(read_text(json)) : nlohmann::json{};
+}
+
+// The points whose simulated server refused a request the real one served: a refused point would
+// leave the medians blind to it.
+std::vector<std::string> rejecting(const nlohmann::json& j) {
+  std::vector<std::string> ids;
+  for (const auto& p : j["points"]) {
+    if (p["rejected"].get<int>() > 0) ids.push_back(p["id"]);
+  }
+  return ids;
+}
+
+TEST(CliFidelity, TheRepositorySetStaysWithinTheMediansMeasured) {
+  const auto j = checked_within(points, bounds);
+  ASSERT_TRUE(j.is_object());
   ASSERT_EQ(j["points"].size(), 25u);  // every row of the set is usable and checked
   EXPECT_EQ(j["unusable"].size(), 0u);
-  // The simulated server refuses no request the real one served (P29, 32K-token prompts of
-  // Qwen3-32B on an H100, needs the auto budget to hold one whole prompt): a refused point would
-  // leave the medians blind to it.
-  std::vector<std::string> rejecting;
-  for (const auto& p : j["points"]) {
-    if (p["rejected"].get<int>() > 0) rejecting.push_back(p["id"]);
-  }
-  EXPECT_EQ(rejecting, std::vector<std::string>{});
+  // None refused (P29, 32K-token prompts of Qwen3-32B on an H100, needs the auto budget to hold
+  // one whole prompt).
+  EXPECT_EQ(rejecting(j), std::vector<std::string>{});
   const auto& all = j["medians"][0];
   EXPECT_EQ(all["group"], "all");
   EXPECT_EQ(all["points"]["output_throughput"], 24);
@@ -46,6 +58,25 @@ TEST(CliFidelity, TheRepositorySetStaysWithinTheMediansMeasured) {
   // The defaults fitted over the set carry no systematic bias on throughput: the signed median is
   // within 10 % of zero (it was +23 % before the model was fitted to real servers).
   EXPECT_LT(std::abs(all["median_error"]["output_throughput"].get<double>()), 0.10);
+}
+
+// The held-out set (tests/data/fidelity/held_out.csv): published measurements nothing is fitted
+// to, kept to see whether the model generalizes (a 70B model, tensor parallelism 2 to 8, 10 and
+// 320 requests at once). Its medians are far above the fitted set's, mostly from tp > 1
+// (docs/timing-model.md, "Held out"); the bounds only keep them from getting worse: the medians
+// measured when the set was added plus one percentage point, for each figure with 5 points or more.
+const std::string held_out = data_path("fidelity/held_out.csv");
+const std::string held_out_bounds =
+    "request_throughput=21.4,output_throughput=21.5,ttft_mean=24.8,ttft_p50=24.8,tpot_mean=13.8,"
+    "tpot_p50=11.7,e2e_mean=17.2,e2e_p50=15.2";
+
+TEST(CliFidelity, TheHeldOutSetStaysWithinTheMediansMeasured) {
+  const auto j = checked_within(held_out, held_out_bounds);
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["points"].size(), 24u);  // every row is simulated
+  EXPECT_EQ(j["unusable"].size(), 0u);
+  EXPECT_EQ(rejecting(j), std::vector<std::string>{});
+  EXPECT_EQ(j["medians"][0]["points"]["tpot_p50"], 24);
 }
 
 TEST(CliFidelity, AMedianAboveItsBoundExitsOneNamingTheFigure) {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -53,6 +55,20 @@ std::string calibrated_range_text(const run_summary& s, const calibration& c) {
   return line;
 }
 
+namespace {
+
+// The shared factors were fitted on single-GPU servers; held-out tensor-parallel ones show what
+// that leaves out. A calibration on the user's own server at this tp replaces them.
+std::optional<std::string> timing_caveat(const run_summary& s, const calibration* c) {
+  if (s.gpu.empty() || s.tensor_parallel <= 1 || s.timing != "roofline") return std::nullopt;
+  if (c && c->tensor_parallel == s.tensor_parallel) return std::nullopt;
+  return "tensor parallel: the step-time factors were fitted on single-GPU servers; against real vLLM servers "
+         "at tp 2-8 (held out, docs/timing-model.md) these latencies came out low and the throughput high, "
+         "more so as tp grows: calibrate on your server";
+}
+
+}  // namespace
+
 std::string summary_json(const run_summary& s, const calibration* c) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& metric : summary_metric_table()) {
@@ -75,6 +91,7 @@ std::string summary_json(const run_summary& s, const calibration* c) {
         metric.get(s));
   }
   if (c) j["calibrated_range"] = calibrated_range_json(s, *c);
+  if (const auto caveat = timing_caveat(s, c)) j["timing_caveat"] = *caveat;  // only then
   if (!s.q4_format.empty()) {  // only then: a default run's summary is as before
     j["q4_storage"] = {{"format", s.q4_format},
                        {"q4o_channels", s.q4o_channels},
@@ -167,6 +184,7 @@ std::string summary_text(const run_summary& s, const calibration* c) {
   } else {
     add("timing          %s on %s%s\n", s.timing.c_str(), s.gpu.c_str(),
         s.tensor_parallel > 1 ? (" x" + std::to_string(s.tensor_parallel)).c_str() : "");
+    if (const auto caveat = timing_caveat(s, c)) add("                %s\n", caveat->c_str());
   }
   const auto& lat = s.service.latency;
   const auto ms = [](double seconds) { return 1e3 * seconds; };

@@ -39,5 +39,26 @@ TEST(SummaryText, LongNamesDoNotCutALine) {
   EXPECT_NE(text.find(" on " + s.gpu + "\n"), std::string::npos);
 }
 
+// Roofline times at tp > 1 rest on factors fitted on single-GPU servers: the summary says so,
+// unless a calibration at that tp replaced them.
+TEST(SummaryText, TensorParallelRooflineSaysItIsOptimistic) {
+  run_summary s;
+  s.gpu = "a100-80g";
+  s.timing = "roofline";
+  const std::string caveat = "tensor parallel: the step-time factors were fitted on single-GPU servers";
+  EXPECT_EQ(summary_text(s).find(caveat), std::string::npos);  // tp 1
+  s.tensor_parallel = 4;
+  EXPECT_NE(summary_text(s).find(caveat), std::string::npos);
+  calibration c;
+  c.tensor_parallel = 4;
+  EXPECT_EQ(summary_text(s, &c).find(caveat), std::string::npos);
+  c.tensor_parallel = 1;
+  EXPECT_NE(summary_text(s, &c).find(caveat), std::string::npos);
+  EXPECT_NE(summary_json(s).find("\"timing_caveat\": \"" + caveat), std::string::npos);
+  s.timing = "linear";
+  EXPECT_EQ(summary_text(s).find(caveat), std::string::npos);
+  EXPECT_EQ(summary_json(s).find("timing_caveat"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -1,7 +1,7 @@
 // `kvscope-cli check-fidelity`: kvscope against published measurements of real vLLM servers
 // (tests/data/fidelity/points.csv). Every usable point is simulated as its benchmark ran; the
 // table shows predicted beside measured with the signed relative error, then the median |error|
-// per figure over all points, per GPU and per source. --fail-above turns medians into a check.
+// per figure over all points, per GPU, per source and per tp. --fail-above turns medians into a check.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

@@ -97,6 +97,7 @@ void read_options(const row_view& row, fidelity_point& p) {
     auto value = parse_option_text(*spec, text);
     if (!value) fail(column, value.error());
     p.options.emplace_back(spec, std::move(*value));
+    if (column == "tp") p.tp = std::string(text);
   }
   // Multi-step scheduling, where the server ran it (a column older files do not have).
   if (const auto steps = row.optional_text("server_num_scheduler_steps"); !steps.empty()) {

@@ -43,6 +43,7 @@ struct fidelity_point {
   std::size_t line = 0;  // in the points file
   std::string id, source, source_url;
   std::string gpu, model;  // kvscope's names (kvscope_gpu, kvscope_model)
+  std::string tp = "1";     // tensor parallelism as the file gives it, for grouping ("1" when blank)
   // What the server ran with, as option-table values: model, gpu, tp and the server_* limits.
   std::vector<std::pair<const option_spec*, option_value>> options;
   // The requests as the benchmark sent them: their lengths (a lengths file's own, or the

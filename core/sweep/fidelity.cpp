@@ -112,14 +112,16 @@ fidelity_check check_fidelity_point(const fidelity_point& p, const std::optional
 std::vector<fidelity_median> fidelity_medians(std::span<const fidelity_check> checks) {
   std::vector<fidelity_median> out;
   out.push_back(median_of("all", "all", checks, [](const fidelity_point&) { return true; }));
-  for (const auto& [kind, field] : {std::pair{"gpu", &fidelity_point::gpu}, std::pair{"source", &fidelity_point::source}}) {
+  for (const auto& [kind, field] : {std::pair{"gpu", &fidelity_point::gpu}, std::pair{"source", &fidelity_point::source},
+                                    std::pair{"tp", &fidelity_point::tp}}) {
     const auto member = field;  // a structured binding cannot be captured before C++20's fix
     std::vector<std::string> seen;
     for (const auto& c : checks) {
       const auto& key = (*c.point).*member;
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
       seen.push_back(key);
-      out.push_back(median_of(kind, key, checks, [&](const fidelity_point& p) { return p.*member == key; }));
+      const std::string group = std::string_view(kind) == "tp" ? "tp " + key : key;  // "tp 2", not "2"
+      out.push_back(median_of(kind, group, checks, [&](const fidelity_point& p) { return p.*member == key; }));
     }
   }
   return out;

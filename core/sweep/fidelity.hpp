@@ -59,8 +59,8 @@ struct fidelity_median {
   std::array<std::size_t, fidelity_figure_count> points{};  // points compared per figure
 };
 
-// Median |error| per figure over all checks, then per GPU, then per source (groups in order of
-// first appearance).
+// Median |error| per figure over all checks, then per GPU, per source and per tensor parallelism
+// (groups named "tp 2"), each kind's groups in order of first appearance.
 std::vector<fidelity_median> fidelity_medians(std::span<const fidelity_check> checks);
 
 }  // namespace kvscope

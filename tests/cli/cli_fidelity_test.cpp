@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -77,6 +78,12 @@ TEST(CliFidelity, TheHeldOutSetStaysWithinTheMediansMeasured) {
   EXPECT_EQ(j["unusable"].size(), 0u);
   EXPECT_EQ(rejecting(j), std::vector<std::string>{});
   EXPECT_EQ(j["medians"][0]["points"]["tpot_p50"], 24);
+  // Grouped by tensor parallelism too: 4 rows at tp 1, 8 at 2, 8 at 4, 4 at 8.
+  std::map<std::string, int> per_tp;
+  for (const auto& m : j["medians"]) {
+    if (m["kind"] == "tp") per_tp[m["group"]] = m["points"]["tpot_p50"];
+  }
+  EXPECT_EQ(per_tp, (std::map<std::string, int>{{"tp 1", 4}, {"tp 2", 8}, {"tp 4", 8}, {"tp 8", 4}}));
 }
 
 TEST(CliFidelity, AMedianAboveItsBoundExitsOneNamingTheFigure) {

@@ -233,7 +233,7 @@ TEST(BlockMapRender, ColourMatchesARealEngineSnapshot) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&map));
   ASSERT_TRUE(map.layout().detailed());
   const QImage shot = map.grab().toImage();
-  std::array<int, 4> checked{};  // per tier
+  std::array<int, kv_level_count> checked{};  // per tier
   for (std::size_t f = 0; f < snapshot->pool->frames.frames.size(); ++f) {
     const frame_info& fr = snapshot->pool->frames.frames[f];
     for (int s = 0; s < fr.slot_count; ++s) {

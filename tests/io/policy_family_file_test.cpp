@@ -109,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"negative_tokens", config_format::json, "{\"family\": \"sinks_recent\", \"recent_tokens\": -1}",
                  "cfg:1: 'recent_tokens' must be a whole number in [0, 2147483648], got -1"},
         bad_case{"unknown_fixed_level", config_format::toml, "family = \"static\"\nfixed_level = \"int4\"\n",
-                 "cfg:2: 'fixed_level': unknown level 'int4' (expected fp16, q8, fp8 or q4)"}),
+                 "cfg:2: 'fixed_level': unknown level 'int4' (expected fp16, q8, fp8, q4 or q3)"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace

@@ -18,9 +18,6 @@ inline constexpr std::size_t kv_level_count = 5;
 inline constexpr std::array<precision, kv_level_count> all_precisions = {
     precision::fp16, precision::q8, precision::fp8, precision::q4, precision::q3};
 
-// The most compact level the reference runtime has.
-inline constexpr precision reference_lowest_level = precision::q4;
-
 // Ordinal: 0 (fp16, least compact) .. 4 (q3, most compact).
 constexpr int ordinal(precision p) noexcept { return static_cast<int>(p); }
 

@@ -35,10 +35,15 @@ struct paged_options {
   int repeats = 3;
 };
 
-// Side-table bytes of one block beside its scales: q4o's records for q4 blocks, else none.
+// Side-table bytes of one block beside its scales: q4o's records for q4 blocks, q3's scales and
+// records for q3 blocks, else none.
 std::uint64_t side_bytes_of(const paged_options& opt, precision tier) {
+  const std::size_t tiles = std::size_t{opt.layers} * opt.kv_heads;
+  if (tier == precision::q3) {
+    return q3_block_side_bytes(std::size_t{opt.block_size} * 2 * tiles, tiles, opt.block_size, opt.q4o_channels);
+  }
   if (tier != precision::q4 || opt.q4_format != "q4o") return 0;
-  return q4o_block_side_bytes(std::size_t{opt.layers} * opt.kv_heads, opt.block_size, opt.q4o_channels);
+  return q4o_block_side_bytes(tiles, opt.block_size, opt.q4o_channels);
 }
 
 // Just enough budget for every block at `tier`, scales included.
@@ -152,9 +157,11 @@ int run_paged(const paged_options& opt) {
   }
   paged_cache_config config;
   config.pool = {shape, opt.block_size, budget_for(opt, tier, shape), payload_mode::data, true};
-  if (opt.q4_format == "q4o") {
-    config.pool.q4_storage = q4_format::q4o;
-    config.pool.q4o_channels = opt.q4o_channels;
+  if (opt.q4_format == "q4o") config.pool.q4_storage = q4_format::q4o;
+  config.pool.q4o_channels = opt.q4o_channels;  // q4o's channels, and q3's
+  if (tier == precision::q3 && !valid_q3_tile({opt.block_size, opt.head_dim, opt.q4o_channels})) {
+    print_error("bench paged: q3 stores head_dim up to 256 and up to 16 key channels");
+    return exit_bad_input;
   }
   if (auto why = paged_cache::validate(config)) {
     print_error("bench paged: " + *why);
@@ -184,7 +191,7 @@ int run_paged(const paged_options& opt) {
   const double floor_ns = read_floor_ns(opt, tier, hv, slot_count);
 
   const double rel_rmse = read_back_error(cache, *ids, opt, inputs, hv);
-  const double bound = tier == precision::fp16 ? 1e-3 : tier == precision::q4 ? 0.2 : 0.1;
+  const double bound = tier == precision::fp16 ? 1e-3 : tier == precision::q3 ? 0.3 : tier == precision::q4 ? 0.2 : 0.1;
   if (failed || !(rel_rmse <= bound)) {
     print_error("bench paged: data read back does not match what was written (rel RMSE " +
                 std::to_string(rel_rmse) + ")");
@@ -213,14 +220,14 @@ void add_bench_paged_command(CLI::App& bench, int& exit_code) {
   cmd->add_option("--head-dim", opt->head_dim, "Head dimension (a multiple of 32)")
       ->check(CLI::Range(32u, 4096u));
   cmd->add_option("--block-size", opt->block_size, "Tokens per block")->check(CLI::Range(1u, 4096u));
-  cmd->add_option("--precision", opt->precision_tag, "Tier of every block: fp16, q8, fp8 or q4")
-      ->check(CLI::IsMember({"fp16", "q8", "fp8", "q4"}));
+  cmd->add_option("--precision", opt->precision_tag, "Tier of every block: fp16, q8, fp8, q4 or q3")
+      ->check(CLI::IsMember({"fp16", "q8", "fp8", "q4", "q3"}));
   cmd->add_option("--q4-format", opt->q4_format,
                   "q4o: the q4 blocks stored as q4o, outlier key channels apart at int8 "
                   "(with --precision q4)")
       ->check(CLI::IsMember({"q4", "q4o"}));
   cmd->add_option("--q4o-channels", opt->q4o_channels,
-                  "Key channels q4o keeps at int8 per block, layer and head")
+                  "Key channels q4o and q3 keep at int8 per block, layer and head")
       ->check(CLI::Range(0u, q4o_max_channels));
   cmd->add_option("--repeat", opt->repeats, "Passes of each measurement; the fastest counts")
       ->check(CLI::Range(1, 100));

@@ -43,7 +43,10 @@ int run_format_table(const bench_quality_options& o, const model_shape& shape) {
   std::vector<stored_format> formats;
   for (precision p : all_precisions) formats.push_back({p});
   formats.push_back({precision::q4, q4_format::q4o, o.q4o_channels});
-  if (o.q3) formats.push_back({precision::q4, q4_format::q4, o.q4o_channels, parse_q3_codebook(o.q3_codebook)});
+  // The q3 level stores the Lloyd-Max codebook (its row above); --q3 adds the uniform one beside it.
+  if (o.q3 && o.q3_codebook != tag(q3_codebook::lloyd_max)) {
+    formats.push_back({precision::q3, q4_format::q4, o.q4o_channels, parse_q3_codebook(o.q3_codebook)});
+  }
   std::printf("relative L2 error of decode attention, every block at one level (model %s, %u-token "
               "contexts, %u sequences, seed %llu), blocks stored and read on the kernels\n",
               o.model.c_str(), o.context, o.sequences, static_cast<unsigned long long>(o.seed));
@@ -55,14 +58,17 @@ int run_format_table(const bench_quality_options& o, const model_shape& shape) {
       pooled += measure_format_attention_error(data, shape, f, o.context, block_size, 1000 + i);
     }
     const bool q4o = f.format == q4_format::q4o;
-    const std::string name = f.q3 ? "q3" : q4o ? "q4o" : std::string(tag(f.level));
+    const std::string name = f.q3 ? "q3-" + o.q3_codebook : q4o ? "q4o" : std::string(tag(f.level));
     std::printf("%-6s  %10.4f  %.6e", name.c_str(), bits_per_value(f, shape, block_size), pooled.relative());
     if (f.q3) {
-      std::printf("  -             (%s codebook, %u key channels at int8; not a cache level yet)\n",
+      std::printf("  -             (%s codebook, %u key channels at int8; the q3 level stores lloyd-max)\n",
                   o.q3_codebook.c_str(), f.q4o_channels);
     } else if (q4o) {
       std::printf("  %.6e  (%u key channels at int8 per block, layer and kv head)\n",
                   q4o_attention_error_factors[f.q4o_channels], f.q4o_channels);
+    } else if (f.level == precision::q3) {
+      std::printf("  %.6e  (lloyd-max codebook, %u key channels at int8)\n", attention_error_factors[ordinal(f.level)],
+                  f.q4o_channels);
     } else {
       std::printf("  %.6e\n", attention_error_factors[ordinal(f.level)]);
     }
@@ -113,7 +119,8 @@ int run_bench_quality(const bench_quality_options& o) {
     std::printf("%-5s  %.6e  %.6e\n", std::string(tag(p)).c_str(), measured[ordinal(p)],
                 shipped[ordinal(p)]);
   }
-  std::printf("as C++: {%.4e, %.4e, %.4e, %.4e}\n", measured[0], measured[1], measured[2], measured[3]);
+  std::printf("as C++: {%.4e, %.4e, %.4e, %.4e, %.4e}\n", measured[0], measured[1], measured[2], measured[3],
+              measured[4]);
   return stdout_exit_status();
 }
 

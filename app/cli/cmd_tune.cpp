@@ -42,6 +42,7 @@ struct tune_options {
   capacity_options capacity;
   bool no_reuse = false;
   bool no_capacity_hints = false;
+  bool strict = false;  // refuse to write a policy the reference runtime cannot run
 };
 
 std::string number(double v) {
@@ -232,9 +233,10 @@ int write_out(const tune_options& o, const run_description& base, const tune_pro
   if (!o.no_reuse) p.reused_runs = reused;
   p.fixed_options = o.base.typed();
   if (capacity) p.capacity_target = o.capacity.target;
-  if (auto r = write_tuned(o.out, best_run.options.policy, problem, run.result, p); !r) {
+  const export_check check = o.strict ? export_check::strict : export_check::note;
+  if (auto r = write_tuned(o.out, best_run.options.policy, problem, run.result, p, check); !r) {
     print_error(r.error());
-    return exit_runtime_failure;
+    return o.strict && reaches_q3(best_run.options.policy) ? exit_bad_input : exit_runtime_failure;
   }
   std::cout << "wrote       " << o.out << " (policy: " << describe(best_run.options.policy) << ") and "
             << provenance_path(o.out).string() << '\n';
@@ -320,6 +322,9 @@ void add_tune_command(CLI::App& root, int& exit_code) {
       ->check(CLI::IsMember({"descent", "grid"}))
       ->default_val("descent");
   cmd->add_option("--out", o->out, "Write the best policy config here (.json or .toml) and <out>.provenance.json")->check(output_file_name());
+  cmd->add_flag("--strict", o->strict,
+                "With --out: refuse a best policy the reference runtime cannot run (one reaching q3, "
+                "kvscope's own level) instead of writing it with a note saying so");
   cmd->add_option("--jobs", o->jobs, "Runs at once, one core each (default: all cores)")->check(CLI::Range(1u, 4096u));
   cmd->add_flag("--no-reuse", o->no_reuse,
                 "Run every engine run, even one that cannot differ from an earlier config's (same result, more time)");

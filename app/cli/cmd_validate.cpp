@@ -23,6 +23,7 @@ void add_validate_command(CLI::App& root, int& exit_code) {
       return;
     }
     std::cout << *path << ": valid policy: " << describe(*config) << '\n';
+    if (reaches_q3(*config)) std::cout << *path << ": note: " << q3_export_note << '\n';
     exit_code = exit_ok;
   });
 }

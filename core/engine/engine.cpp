@@ -85,9 +85,9 @@ std::uint64_t round_non_negative(double x) noexcept {
 }
 
 // Expected attention error: the share of attended token-reads at each level times its factor.
-double exposure(const pool_usage& usage, const std::array<double, 4>& factors) noexcept {
+double exposure(const pool_usage& usage, const std::array<double, kv_level_count>& factors) noexcept {
   double weighted = 0, reads = 0;
-  for (int l = 0; l < 4; ++l) {
+  for (std::size_t l = 0; l < kv_level_count; ++l) {
     const auto r = static_cast<double>(usage.tiers[l].references);
     weighted += r * factors[l];
     reads += r;
@@ -226,7 +226,7 @@ void engine::measure_quality() {
   for (const auto& s : sched_->running()) streams.push_back({kv_->cache_id(s.id), kv_->stream(s.id)});
   if (streams.empty()) return;
   const auto quant = measure_cache_error(*cache_, data_, streams, setup_.options.quality_blocks);
-  std::array<error_sum, 4> attention{};
+  std::array<error_sum, kv_level_count> attention{};
   // Attention error of a few sequences, attributed to the most compact tier each one holds.
   const std::size_t stride = std::max<std::size_t>(1, streams.size() / 4);
   for (std::size_t i = 0; i < streams.size(); i += stride) {
@@ -240,7 +240,7 @@ void engine::measure_quality() {
       totals_.attention_squared_reference_all += e->squared_reference;
     }
   }
-  for (int l = 0; l < 4; ++l) {
+  for (std::size_t l = 0; l < kv_level_count; ++l) {
     last_quant_error_[l] = quant[l].relative();
     last_attention_error_[l] = attention[l].relative();
     totals_.quant_squared_error[l] += quant[l].squared_error;
@@ -260,7 +260,7 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   m.kv_cache_usage_perc = referenced_share(usage, evictable);
   m.pressure_ewma = policy_.ewma();
   m.level = level_in_force(usage);
-  for (int l = 0; l < 4; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();
+  for (std::size_t l = 0; l < kv_level_count; ++l) m.bytes_per_level[l] = usage.tiers[l].frame_bytes();
   m.scale_bytes = usage.scale_bytes;
   m.free_bytes = usage.free_bytes;
   m.cached_bytes = round_non_negative(evictable);
@@ -276,7 +276,7 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   m.quant_rel_rmse = last_quant_error_;
   m.attention_rel_l2 = last_attention_error_;
   m.step_seconds = step_seconds;
-  for (int l = 0; l < 4; ++l) m.kv_bytes_read[l] = work.kv_bytes_read_by_level[l];
+  for (std::size_t l = 0; l < kv_level_count; ++l) m.kv_bytes_read[l] = work.kv_bytes_read_by_level[l];
   m.attention_error_exposure = exposure(usage, error_factors_);
   std::uint64_t attended = 0;
   for (const auto& tier : usage.tiers) attended += tier.references;
@@ -293,7 +293,7 @@ void engine::record(const step_plan& plan, double step_seconds, const step_work&
   totals_.prefill_tokens += plan.prefill_tokens;
   totals_.peak_usage = std::max(totals_.peak_usage, m.kv_cache_usage_perc);
   totals_.usage_sum += m.kv_cache_usage_perc;
-  for (int l = 0; l < 4; ++l) {
+  for (std::size_t l = 0; l < kv_level_count; ++l) {
     totals_.peak_bytes_per_level[l] = std::max(totals_.peak_bytes_per_level[l], m.bytes_per_level[l]);
   }
   totals_.peak_scale_bytes = std::max(totals_.peak_scale_bytes, m.scale_bytes);
@@ -462,7 +462,7 @@ expected<void, std::string> engine::reconfigure(const policy_config& config) {
 precision engine::level_in_force(const pool_usage& usage) const noexcept {
   if (policy_.config().family == policy_family::ewma) return policy_.level();
   // No controller: the most compact level any sequence's block is held at.
-  for (int l = 3; l > 0; --l) {
+  for (std::size_t l = kv_level_count - 1; l > 0; --l) {
     if (usage.tiers[l].references > 0) return all_precisions[l];
   }
   return precision::fp16;

@@ -49,7 +49,7 @@ struct engine_totals {
   std::uint64_t prefill_tokens = 0;
   double peak_usage = 0;
   double usage_sum = 0;  // mean_usage = usage_sum / steps
-  std::array<std::uint64_t, 4> peak_bytes_per_level{};
+  std::array<std::uint64_t, kv_level_count> peak_bytes_per_level{};
   std::uint64_t peak_scale_bytes = 0;
   prefix_cache_stats prefix;
   std::uint64_t migrated_blocks = 0;
@@ -65,8 +65,8 @@ struct engine_totals {
   // Data mode: the attention error of every sampled sequence, whatever its levels.
   double attention_squared_error_all = 0, attention_squared_reference_all = 0;
   // Quality: error sums over every measurement, by level (relative() of these).
-  std::array<double, 4> quant_squared_error{}, quant_squared_reference{};
-  std::array<double, 4> attention_squared_error{}, attention_squared_reference{};
+  std::array<double, kv_level_count> quant_squared_error{}, quant_squared_reference{};
+  std::array<double, kv_level_count> attention_squared_error{}, attention_squared_reference{};
   std::uint64_t quality_samples = 0;
 };
 
@@ -178,7 +178,7 @@ class engine {
   std::unique_ptr<scheduler> sched_;
   policy_controller policy_;
   // Each level's attention error factor (memory/error_factors.hpp), q4's as the q4 level stores.
-  std::array<double, 4> error_factors_;
+  std::array<double, kv_level_count> error_factors_;
   synthetic_kv data_;
   request_outcomes outcomes_;
   // What multi-step scheduling holds back: tokens per request handle (and the handles holding
@@ -190,8 +190,8 @@ class engine {
   std::uint64_t steps_ = 0;
   step_metrics last_;
   engine_totals totals_;
-  std::array<double, 4> last_quant_error_{NAN, NAN, NAN, NAN};
-  std::array<double, 4> last_attention_error_{NAN, NAN, NAN, NAN};
+  std::array<double, kv_level_count> last_quant_error_{NAN, NAN, NAN, NAN, NAN};
+  std::array<double, kv_level_count> last_attention_error_{NAN, NAN, NAN, NAN, NAN};
 };
 
 }  // namespace kvscope

@@ -72,7 +72,10 @@ expected<void, std::string> resolve_timing_and_budget(const engine_options& o, e
   if (roofline_wanted) {
     if (!s.gpu) return unexpected{std::string("roofline timing needs a GPU (h100, a100-80g, ... or FILE.json)")};
     auto dequant = default_dequant_flops_per_value;  // q4o's q4 level also restores its int8 channels
-    if (o.q4_storage == q4_format::q4o) dequant[3] = q4o_dequant_flops_per_value(o.q4o_channels, s.model.head_dim);
+    if (o.q4_storage == q4_format::q4o) {
+      dequant[ordinal(precision::q4)] = q4o_dequant_flops_per_value(o.q4o_channels, s.model.head_dim);
+    }
+    dequant[ordinal(precision::q3)] = q3_dequant_flops_per_value(o.q4o_channels, s.model.head_dim);
     auto timing = make_roofline({s.model, *s.gpu, o.tensor_parallel, dequant});
     if (!timing) return unexpected{"tensor_parallel: " + timing.error()};
     s.timing = std::move(*timing);
@@ -141,6 +144,12 @@ expected<engine_setup, std::string> resolve_setup(const engine_options& o, const
     return unexpected{"q4_format: q4o stores keys of head_dim up to " +
                       std::to_string(q4o_max_head_dim) + " (one-byte channel indices); " +
                       s.model.name + " has " + std::to_string(s.model.head_dim)};
+  }
+  // q3 keeps the same one-byte channel indices; checked only for a policy that reaches it, so
+  // that no other config changes validity.
+  if (reaches_q3(o.policy) && s.model.head_dim > q4o_max_head_dim) {
+    return unexpected{"policy: q3 stores keys of head_dim up to " + std::to_string(q4o_max_head_dim) +
+                      " (one-byte channel indices); " + s.model.name + " has " + std::to_string(s.model.head_dim)};
   }
   if (auto reason = paged_cache::validate(cache_config(s))) return unexpected{*reason};
   return s;

@@ -18,7 +18,7 @@ struct step_metrics {
 
   // Bytes in use per precision level (payload only), quantization scales, and free bytes.
   // Sum of all = budget.
-  std::array<std::uint64_t, 4> bytes_per_level{};  // indexed by ordinal(precision)
+  std::array<std::uint64_t, kv_level_count> bytes_per_level{};  // indexed by ordinal(precision)
   std::uint64_t scale_bytes = 0;
   std::uint64_t free_bytes = 0;
   // Of the bytes above, those only the prefix cache keeps (refcount 0, scales and the empty slots
@@ -36,12 +36,12 @@ struct step_metrics {
   std::uint64_t requests_finished_total = 0;
 
   // Measured quality per level, NaN where not sampled (accounting mode or level unused).
-  std::array<double, 4> quant_rel_rmse{NAN, NAN, NAN, NAN};
-  std::array<double, 4> attention_rel_l2{NAN, NAN, NAN, NAN};
+  std::array<double, kv_level_count> quant_rel_rmse{NAN, NAN, NAN, NAN, NAN};
+  std::array<double, kv_level_count> attention_rel_l2{NAN, NAN, NAN, NAN, NAN};
 
   double step_seconds = 0;  // simulated duration of this step (linear or roofline model)
   // KV bytes the step's attention read, by the level each block is stored at, scales included.
-  std::array<std::uint64_t, 4> kv_bytes_read{};
+  std::array<std::uint64_t, kv_level_count> kv_bytes_read{};
   // Expected relative attention error of this step: sum over levels of the share of attended
   // KV token-reads served at that level times the level's calibrated error (memory/error_factors).
   double attention_error_exposure = 0;

@@ -36,7 +36,7 @@ std::string number_text(double v) {
 }  // namespace
 
 bool is_family_key(std::string_view key) {
-  return key == "family" || key == "fixed_level" ||
+  return key == "family" || key == "fixed_level" || key == "q3_age_tokens" ||
          std::any_of(std::begin(token_fields), std::end(token_fields),
                      [&](const token_field& f) { return f.key == key; });
 }
@@ -63,16 +63,19 @@ std::optional<std::string> apply_family_key(policy_config& c, std::string_view k
     const auto level = parse_precision(*text);
     if (!level) {
       return quote_for_message(key) + ": unknown level " + quote_for_message(*text) +
-             " (expected fp16, q8, fp8 or q4)";
+             " (expected fp16, q8, fp8, q4 or q3)";
     }
     c.fixed_level = *level;
     return std::nullopt;
   }
+  // q3_age_tokens is optional (off unless set), so it has no member of token_fields' type.
+  const bool q3_age = key == "q3_age_tokens";
   const auto f = std::find_if(std::begin(token_fields), std::end(token_fields),
                               [&](const token_field& t) { return t.key == key; });
-  if (f == std::end(token_fields)) return "unknown key " + quote_for_message(key);
-  if (f->family != c.family) {
-    return quote_for_message(key) + " is a parameter of the " + std::string(family_name(f->family)) +
+  if (f == std::end(token_fields) && !q3_age) return "unknown key " + quote_for_message(key);
+  const policy_family owner = q3_age ? policy_family::age : f->family;
+  if (owner != c.family) {
+    return quote_for_message(key) + " is a parameter of the " + std::string(family_name(owner)) +
            " family, not of " + family;
   }
   const std::string range = quote_for_message(key) + " must be a whole number in [0, 2147483648]";
@@ -80,7 +83,12 @@ std::optional<std::string> apply_family_key(policy_config& c, std::string_view k
   if (!(*number >= 0 && *number <= max_tokens) || std::floor(*number) != *number) {
     return range + ", got " + number_text(*number);
   }
-  c.*(f->member) = static_cast<std::uint32_t>(*number);
+  const auto tokens = static_cast<std::uint32_t>(*number);
+  if (q3_age) {
+    c.q3_age_tokens = tokens;
+  } else {
+    c.*(f->member) = tokens;
+  }
   return std::nullopt;
 }
 
@@ -90,6 +98,9 @@ std::vector<std::pair<std::string, family_field_value>> family_fields(const poli
   out.emplace_back("family", std::string(family_name(c.family)));
   for (const auto& f : token_fields) {
     if (f.family == c.family) out.emplace_back(std::string(f.key), std::uint64_t{c.*(f.member)});
+  }
+  if (c.family == policy_family::age && c.q3_age_tokens) {
+    out.emplace_back("q3_age_tokens", std::uint64_t{*c.q3_age_tokens});
   }
   if (uses_fixed_level(c.family)) out.emplace_back("fixed_level", std::string(tag(c.fixed_level)));
   return out;

@@ -98,6 +98,15 @@ expected<policy_config, std::string> decode(const std::vector<entry>& entries,
       config.*(field->member) = static_cast<float>(*number);
       continue;
     }
+    if (e.key == "q3_threshold") {  // optional: absent keeps q3 off, as the reference has it
+      const double* number = std::get_if<double>(&e.value);
+      if (!number) return unexpected{located(source, e.line, "'q3_threshold' must be a number, got " + e.type_name)};
+      if (std::isfinite(*number) && std::abs(*number) > std::numeric_limits<float>::max()) {
+        return unexpected{located(source, e.line, "field 'q3_threshold': number out of range")};
+      }
+      config.q3_threshold = static_cast<float>(*number);
+      continue;
+    }
     if (e.key == "min_level" || e.key == "max_level") {
       const std::string* text = std::get_if<std::string>(&e.value);
       if (!text) {
@@ -108,7 +117,7 @@ expected<policy_config, std::string> decode(const std::vector<entry>& entries,
       if (!level) {
         return unexpected{located(source, e.line,
                                   "'" + e.key + "': unknown level " + quote_for_message(*text) +
-                                      " (expected fp16, q8, fp8 or q4)")};
+                                      " (expected fp16, q8, fp8, q4 or q3)")};
       }
       (e.key == "min_level" ? config.min_level : config.max_level) = *level;
       continue;
@@ -344,6 +353,7 @@ std::string serialize_policy_config(const policy_config& c, config_format format
     doc["ewma_alpha"] = pretty(c.ewma_alpha);
     doc["min_level"] = std::string(tag(c.min_level));
     doc["max_level"] = std::string(tag(c.max_level));
+    if (c.q3_threshold) doc["q3_threshold"] = pretty(*c.q3_threshold);
     for (const auto& [key, value] : family_fields(c)) {
       std::visit([&, &key = key](const auto& v) { doc[key] = v; }, value);
     }
@@ -362,16 +372,19 @@ std::string serialize_policy_config(const policy_config& c, config_format format
       p["metrics"] = nlohmann::ordered_json::object();
       for (const auto& [name, value] : unique_metrics(provenance->metrics)) p["metrics"][name] = value;
     }
+    if (reaches_q3(c)) doc["provenance"]["note"] = q3_export_note;  // the reference ignores provenance
     return doc.dump(2) + "\n";
   }
   // Written by hand: toml++ prints doubles with 17 digits, and the order should be the documented one.
   std::ostringstream out;
+  if (reaches_q3(c)) out << "# " << q3_export_note << "\n";
   out << "q8_threshold = " << toml_float(pretty(c.q8_threshold)) << "\n"
       << "q4_threshold = " << toml_float(pretty(c.q4_threshold)) << "\n"
       << "hysteresis = " << toml_float(pretty(c.hysteresis)) << "\n"
       << "ewma_alpha = " << toml_float(pretty(c.ewma_alpha)) << "\n"
       << "min_level = " << toml_string(tag(c.min_level)) << "\n"
       << "max_level = " << toml_string(tag(c.max_level)) << "\n";
+  if (c.q3_threshold) out << "q3_threshold = " << toml_float(pretty(*c.q3_threshold)) << "\n";
   for (const auto& [key, value] : family_fields(c)) {
     out << key << " = ";
     if (const auto* n = std::get_if<std::uint64_t>(&value)) {
@@ -401,7 +414,11 @@ std::string serialize_policy_config(const policy_config& c, config_format format
 
 expected<void, std::string> write_policy_config(const std::filesystem::path& path,
                                                 const policy_config& config,
-                                                const policy_provenance* provenance) {
+                                                const policy_provenance* provenance, export_check check) {
+  if (check == export_check::strict && reaches_q3(config)) {
+    return unexpected{path.string() + ": not exported: the policy reaches q3, and the reference runtime stops at q4 "
+                                      "(--strict refuses what it cannot run)"};
+  }
   const auto format = config_format_from_path(path).value_or(config_format::json);
   return write_file_atomically(path, serialize_policy_config(config, format, provenance));
 }

@@ -42,13 +42,24 @@ expected<policy_config, std::string> parse_policy_config(std::string_view text,
 // ('{' is JSON) when the extension says nothing.
 expected<policy_config, std::string> read_policy_config(const std::filesystem::path& path);
 
+// What a file of a policy that reaches q3 (reaches_q3) says of it: the reference runtime stops at
+// q4, so the file is kvscope's own. JSON keeps it as provenance.note, TOML as a comment on top.
+inline constexpr std::string_view q3_export_note =
+    "this policy uses q3, kvscope's 3-bit level: the reference runtime stops at q4 and cannot run it";
+
+// How an export treats a policy that reaches q3: written with q3_export_note, or refused.
+enum class export_check : std::uint8_t { note, strict };
+
 // The document text; float fields are written in their shortest exact form (0.8, not 0.800000011).
 std::string serialize_policy_config(const policy_config& config, config_format format,
                                     const policy_provenance* provenance = nullptr);
 
 // Writes atomically (temp file + rename) in the format the extension names (JSON by default).
+// With export_check::strict a policy that reaches q3 is refused, naming the path, and nothing
+// is written.
 expected<void, std::string> write_policy_config(const std::filesystem::path& path,
                                                 const policy_config& config,
-                                                const policy_provenance* provenance = nullptr);
+                                                const policy_provenance* provenance = nullptr,
+                                                export_check check = export_check::note);
 
 }  // namespace kvscope

@@ -169,6 +169,8 @@ std::string summary_text(const run_summary& s, const calibration* c) {
   add("prefix cache    %.1f %% hit rate\n", 100 * s.prefix_cache_hit_rate);
   out += "peak bytes      ";
   for (precision p : all_precisions) {
+    // q3 is kvscope's own level, reached only by a policy asking for it: named when it held bytes.
+    if (p == precision::q3 && s.peak_bytes_per_level[ordinal(p)] == 0) continue;
     add("%s %s  ", std::string(tag(p)).c_str(),
         format_byte_size(s.peak_bytes_per_level[ordinal(p)]).c_str());
   }
@@ -209,7 +211,7 @@ std::string summary_text(const run_summary& s, const calibration* c) {
   add("attention error exposure %.4f (mean expected relative error of attention from the levels read)\n",
       s.attention_error_exposure);
   bool any_quality = false;
-  for (int l = 0; l < 4; ++l) any_quality = any_quality || std::isfinite(s.quant_rel_rmse[l]);
+  for (std::size_t l = 0; l < kv_level_count; ++l) any_quality = any_quality || std::isfinite(s.quant_rel_rmse[l]);
   if (any_quality) {
     out += "quality         ";
     for (precision p : all_precisions) {

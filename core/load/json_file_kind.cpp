@@ -22,9 +22,10 @@ std::string load_spec_of(const json& j) {
 
 // Any key only a policy file holds (one misspelt key among them is still a policy file).
 bool is_policy_config(const json& j) {
-  static constexpr std::array<std::string_view, 12> keys = {
-      "q8_threshold", "q4_threshold", "hysteresis",    "ewma_alpha",    "min_level",  "max_level",
-      "family",       "fixed_level",  "q8_age_tokens", "q4_age_tokens", "sink_tokens", "recent_tokens"};
+  static constexpr std::array<std::string_view, 14> keys = {
+      "q8_threshold", "q4_threshold",  "hysteresis",    "ewma_alpha",   "min_level",     "max_level",
+      "family",       "fixed_level",   "q8_age_tokens", "q4_age_tokens", "sink_tokens", "recent_tokens",
+      "q3_threshold", "q3_age_tokens"};
   for (const auto k : keys) {
     if (j.contains(k)) return true;
   }

@@ -9,10 +9,8 @@
 namespace kvscope {
 namespace {
 
-constexpr std::uint32_t max_frames = 1u << 29;  // place = frame * 4 + slot must fit 32 bits
+constexpr std::uint32_t max_frames = 1u << 29;  // every place must fit 32 bits (place_of)
 
-std::uint32_t frame_of(std::uint32_t place) { return place >> 2; }
-std::uint32_t slot_of(std::uint32_t place) { return place & 3u; }
 std::uint8_t full_mask(precision tier) {
   return static_cast<std::uint8_t>((1u << slots_per_frame(tier)) - 1u);
 }
@@ -40,25 +38,27 @@ block_pool::block_pool(const block_pool_config& config) : config_(config) {
   if (auto why = validate(config)) throw std::invalid_argument(*why);
   const std::uint64_t values = std::uint64_t{config.block_size} * config.shape.values_per_token();
   frame_bytes_ = values * 2;
-  const std::uint64_t q4o_side =
-      config.q4_storage == q4_format::q4o
-          ? q4o_block_side_bytes(config.shape.layers * std::size_t{config.shape.kv_heads}, config.block_size,
-                                 config.q4o_channels)
-          : 0;
+  const std::size_t tiles = config.shape.layers * std::size_t{config.shape.kv_heads};
+  const std::uint64_t q4o_side = config.q4_storage == q4_format::q4o
+                                     ? q4o_block_side_bytes(tiles, config.block_size, config.q4o_channels)
+                                     : 0;
+  const std::uint64_t q3_side =
+      q3_block_side_bytes(values / config.shape.head_dim, tiles, config.block_size, config.q4o_channels);
   for (precision p : all_precisions) {
-    layouts_[ordinal(p)] = block_layout(p, values, p == precision::q4 ? q4o_side : 0);
+    const std::uint64_t side = p == precision::q4 ? q4o_side : p == precision::q3 ? q3_side : 0;
+    layouts_[ordinal(p)] = block_layout(p, values, side);
     slot_bytes_[ordinal(p)] = layouts_[ordinal(p)].payload_bytes;
+    scale_halves_per_slot_ = std::max<std::size_t>(scale_halves_per_slot_, layouts_[ordinal(p)].scale_bytes / 2);
   }
   const auto frames = static_cast<std::uint32_t>(config.budget_bytes / frame_bytes_);
   frames_.resize(frames);
   free_set_ = index_set(frames, true);
   for (auto& set : open_set_) set = index_set(frames);
   records_.reserve(frames);
-  scale_halves_per_slot_ = layouts_[ordinal(precision::q4)].scale_bytes / 2;
   if (config.mode == payload_mode::data) {
     payload_.reset(static_cast<fp16_bits*>(allocate_arena(frame_bytes_ * frames)));
     scales_.reset(static_cast<fp16_bits*>(
-        allocate_arena(scale_halves_per_slot_ * 4 * frames * sizeof(fp16_bits))));
+        allocate_arena(scale_halves_per_slot_ * max_slots_per_frame * frames * sizeof(fp16_bits))));
     if (config.prefault) std::memset(payload_.get(), 0, frame_bytes_ * frames);
   }
 }
@@ -90,7 +90,7 @@ std::uint32_t block_pool::find_place(precision tier) const noexcept {
       used_frames_ + (new_frame ? 1u : 0u) +
       (scale == 0 ? scale_reserved_frames_ : reserve_for(scale_bytes_ + scale));
   if (frames_needed > frame_count()) return no_place;
-  return frame * 4 + slot;
+  return place_of(frame, slot);
 }
 
 void block_pool::occupy(std::uint32_t place, precision tier) noexcept {
@@ -200,7 +200,7 @@ std::uint32_t block_pool::allocate_run(precision tier, sequence_id owner, std::i
     assert(frames_[frame].used == 0 && frames_[frame].tier == precision::fp16);
     frames_[frame].used = 1;
     const block_id b = new_record();
-    records_[b] = {frame * 4, owner, logical++, 0, 1};
+    records_[b] = {place_of(frame, 0), owner, logical++, 0, 1};
     *into++ = b;
   });
   used_frames_ += made;
@@ -321,8 +321,9 @@ pool_usage block_pool::usage() const noexcept {
     tier.references = references_[t];
     tier.frames = tier_frames_[t];
     tier.payload_bytes = blocks_[t] * layouts_[t].payload_bytes;
-    tier.slack_bytes = (std::uint64_t{tier_frames_[t]} * slots_per_frame(p) - blocks_[t]) *
-                       layouts_[t].payload_bytes;
+    // The frames' bytes no block holds: empty slots, and the room under a slot that q3's five
+    // leave (4 bytes of every 64).
+    tier.slack_bytes = std::uint64_t{tier_frames_[t]} * frame_bytes_ - blocks_[t] * layouts_[t].payload_bytes;
     tier.scale_bytes = blocks_[t] * layouts_[t].scale_bytes;
     u.cached_bytes += cached_[t] * layouts_[t].total_bytes();
   }

@@ -1,5 +1,6 @@
 #pragma once
-// The block pool: a byte budget cut into frames; a frame holds 1 fp16, 2 q8/fp8 or 4 q4 blocks.
+// The block pool: a byte budget cut into frames; a frame holds 1 fp16, 2 q8/fp8, 4 q4 or 5 q3
+// blocks.
 // Its byte accounting, storage, metadata and threading: docs/ARCHITECTURE.md, "The block pool".
 #include <array>
 #include <cstddef>
@@ -32,6 +33,8 @@ struct block_pool_config {
   // How q4 blocks are stored (quant/q4o.hpp). q4o adds each block's side records, one per layer
   // and kv head, to the side table: counted against the budget as its scales are.
   q4_format q4_storage = q4_format::q4;
+  // Key channels kept apart at int8 per block, layer and kv head by q4o, and by q3 always (its
+  // side records, in the side table with its per-vector scales: quant/q3.hpp).
   std::uint32_t q4o_channels = q4o_default_channels;
 };
 
@@ -43,14 +46,14 @@ struct tier_usage {
   std::uint64_t references = 0;
   std::uint32_t frames = 0;         // frames split for this tier
   std::uint64_t payload_bytes = 0;  // blocks x payload
-  std::uint64_t slack_bytes = 0;    // empty slots of this tier's frames
+  std::uint64_t slack_bytes = 0;    // empty slots of its frames, and what no slot fills (q3)
   std::uint64_t scale_bytes = 0;    // blocks x scale bytes
   std::uint64_t frame_bytes() const noexcept { return payload_bytes + slack_bytes; }
 };
 
 // sum of tiers' frame_bytes() + scale bytes + free_bytes == budget_bytes.
 struct pool_usage {
-  std::array<tier_usage, 4> tiers{};  // by ordinal(precision)
+  std::array<tier_usage, kv_level_count> tiers{};  // by ordinal(precision)
   std::uint64_t budget_bytes = 0;
   std::uint64_t bytes_in_use = 0;
   std::uint64_t free_bytes = 0;
@@ -80,7 +83,7 @@ struct block_data {
   precision tier = precision::fp16;
 };
 
-// A block's place before a relocation: frame * 4 + slot, and its tier.
+// A block's place before a relocation: block_pool::place_of(frame, slot), and its tier.
 struct placement {
   std::uint32_t place = 0;
   precision tier = precision::fp16;
@@ -88,6 +91,17 @@ struct placement {
 
 class block_pool {
  public:
+  // A place names a frame and a slot in one 32-bit word: 3 bits of slot hold q3's 5 slots, and
+  // 2^29 frames keep the highest place, (2^29 - 1) * 8 + 4, below no_place.
+  static constexpr std::uint32_t slot_bits = 3;
+  static constexpr std::uint32_t place_of(std::uint32_t frame, std::uint32_t slot) noexcept {
+    return frame << slot_bits | slot;
+  }
+  static constexpr std::uint32_t frame_of(std::uint32_t place) noexcept { return place >> slot_bits; }
+  static constexpr std::uint32_t slot_of(std::uint32_t place) noexcept {
+    return place & ((1u << slot_bits) - 1u);
+  }
+
   // Throws std::invalid_argument with validate()'s message for a bad config.
   explicit block_pool(const block_pool_config& config);
 
@@ -134,7 +148,7 @@ class block_pool {
   block_id block_id_limit() const noexcept { return static_cast<block_id>(records_.size()); }
   bool is_cached(block_id b) const noexcept { return records_[b].refs == 0; }
   std::uint16_t refcount(block_id b) const noexcept { return records_[b].refs; }
-  precision tier(block_id b) const noexcept { return frames_[records_[b].place >> 2].tier; }
+  precision tier(block_id b) const noexcept { return frames_[frame_of(records_[b].place)].tier; }
   std::uint16_t fill(block_id b) const noexcept { return records_[b].fill; }
   void set_fill(block_id b, std::uint16_t tokens) noexcept { records_[b].fill = tokens; }
   block_info info(block_id b) const noexcept;
@@ -145,9 +159,10 @@ class block_pool {
   std::uint64_t layout_version() const noexcept { return layout_version_; }
   block_data data_at(std::uint32_t place, precision tier) const noexcept {
     if (!payload_) return {nullptr, nullptr, tier};
-    auto* frame = reinterpret_cast<std::uint8_t*>(payload_.get()) + (place >> 2) * frame_bytes_;
-    return {frame + (place & 3u) * slot_bytes_[ordinal(tier)],
-            scales_.get() + std::size_t{place} * scale_halves_per_slot_, tier};
+    auto* frame = reinterpret_cast<std::uint8_t*>(payload_.get()) + frame_of(place) * frame_bytes_;
+    const std::size_t slot = std::size_t{frame_of(place)} * max_slots_per_frame + slot_of(place);
+    return {frame + slot_of(place) * slot_bytes_[ordinal(tier)],
+            scales_.get() + slot * scale_halves_per_slot_, tier};
   }
 
   std::uint64_t bytes_in_use() const noexcept { return used_frames_ * frame_bytes_ + scale_bytes_; }
@@ -159,7 +174,7 @@ class block_pool {
   double occupancy() const noexcept;
   pool_usage usage() const noexcept;
   // Sum of refcounts of the blocks at each level (pool_usage::tiers[].references), cheaply.
-  const std::array<std::uint64_t, 4>& references() const noexcept { return references_; }
+  const std::array<std::uint64_t, kv_level_count>& references() const noexcept { return references_; }
 
   // Every frame and the blocks in it, for the block map; `into` keeps its capacity.
   void snapshot(frame_map& into) const;
@@ -172,7 +187,7 @@ class block_pool {
 
  private:
   struct record {
-    std::uint32_t place;  // frame * 4 + slot; no_place when the record is unused
+    std::uint32_t place;  // place_of(frame, slot); no_place when the record is unused
     sequence_id owner;
     std::int32_t logical;  // logical index; next unused record while unused
     std::uint16_t fill;
@@ -193,26 +208,26 @@ class block_pool {
 
   block_pool_config config_;
   std::uint64_t frame_bytes_ = 0;
-  std::array<tier_layout, 4> layouts_{};
+  std::array<tier_layout, kv_level_count> layouts_{};
   std::vector<record> records_;
   block_id free_records_ = no_block;
   std::vector<frame_state> frames_;
   index_set free_set_;                // frames with no live slot
-  std::array<index_set, 4> open_set_;  // split frames with a live and an empty slot, by tier
+  std::array<index_set, kv_level_count> open_set_;  // split frames with a live and an empty slot, by tier
   std::uint32_t used_frames_ = 0;
   std::uint64_t scale_bytes_ = 0;
   // reserve_for(scale_bytes_), kept as scale_bytes_ changes: free_frames() and every fp16
   // allocation ask for it, and a 64-bit division each time is dear.
   std::uint32_t scale_reserved_frames_ = 0;
-  std::array<std::uint64_t, 4> blocks_{};
-  std::array<std::uint64_t, 4> cached_{};
+  std::array<std::uint64_t, kv_level_count> blocks_{};
+  std::array<std::uint64_t, kv_level_count> cached_{};
   std::uint64_t layout_version_ = 0;
-  std::array<std::uint64_t, 4> references_{};  // sum of refcounts, by tier
-  std::array<std::uint32_t, 4> tier_frames_{};
+  std::array<std::uint64_t, kv_level_count> references_{};  // sum of refcounts, by tier
+  std::array<std::uint32_t, kv_level_count> tier_frames_{};
   arena_ptr<fp16_bits> payload_;  // data mode: frames x F bytes
-  arena_ptr<fp16_bits> scales_;   // data mode: 4 slots x max scale halves per frame
+  arena_ptr<fp16_bits> scales_;   // data mode: max_slots_per_frame x max scale halves per frame
   std::size_t scale_halves_per_slot_ = 0;
-  std::array<std::uint64_t, 4> slot_bytes_{};  // payload bytes of one slot, by tier
+  std::array<std::uint64_t, kv_level_count> slot_bytes_{};  // payload bytes of one slot, by tier
 };
 
 }  // namespace kvscope

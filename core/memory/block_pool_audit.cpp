@@ -8,17 +8,17 @@ namespace kvscope {
 std::string block_pool::audit() const {
   std::ostringstream why;
   std::vector<std::uint8_t> seen(frames_.size(), 0);
-  std::array<std::uint64_t, 4> blocks{};
-  std::array<std::uint64_t, 4> cached{};
-  std::array<std::uint64_t, 4> references{};
+  std::array<std::uint64_t, kv_level_count> blocks{};
+  std::array<std::uint64_t, kv_level_count> cached{};
+  std::array<std::uint64_t, kv_level_count> references{};
   std::uint64_t scale = 0;
   std::size_t live = 0;
   for (std::size_t b = 0; b < records_.size(); ++b) {
     const record& r = records_[b];
     if (r.place == no_place) continue;
     ++live;
-    const std::uint32_t f = r.place >> 2;
-    const std::uint32_t s = r.place & 3u;
+    const std::uint32_t f = frame_of(r.place);
+    const std::uint32_t s = slot_of(r.place);
     if (f >= frames_.size()) return (why << "block " << b << ": frame out of range", why.str());
     const frame_state& frame = frames_[f];
     if (s >= slots_per_frame(frame.tier) || ((frame.used >> s) & 1u) == 0) {
@@ -43,7 +43,7 @@ std::string block_pool::audit() const {
   if (live + unused != records_.size()) return "records neither live nor on the unused list";
 
   std::uint32_t used = 0;
-  std::array<std::uint32_t, 4> tier_frames{};
+  std::array<std::uint32_t, kv_level_count> tier_frames{};
   for (std::uint32_t f = 0; f < frames_.size(); ++f) {
     const frame_state& frame = frames_[f];
     const int t = ordinal(frame.tier);

@@ -13,9 +13,10 @@
 
 namespace kvscope {
 
-// By ordinal(precision): fp16, q8, fp8, q4. fp16 is not zero: the cache rounds to fp16.
-inline constexpr std::array<double, 4> attention_error_factors = {8.4251e-04, 3.9861e-02, 6.0021e-02,
-                                                                   3.8375e-01};
+// By ordinal(precision): fp16, q8, fp8, q4, q3. fp16 is not zero: the cache rounds to fp16. q3's
+// is the cache's q3 (quant/q3.hpp) with the default q4o_default_channels key channels.
+inline constexpr std::array<double, kv_level_count> attention_error_factors = {
+    8.4251e-04, 3.9861e-02, 6.0021e-02, 3.8375e-01, 2.2860e-01};
 
 // q4o, the outlier-aware format of the q4 level (quant/q4o.hpp), by its key channels k kept at
 // int8 per block, layer and kv head (0..16; 5.30 bits a value at this shape's head_dim 64 with
@@ -27,10 +28,11 @@ inline constexpr std::array<double, q4o_max_channels + 1> q4o_attention_error_fa
     8.8858e-02, 8.8627e-02, 8.8016e-02, 8.7852e-02, 8.9609e-02};
 inline constexpr double q4o_attention_error_factor = q4o_attention_error_factors[q4o_default_channels];
 
-// The factors a run's attention_error_exposure weighs the levels by: the four above, q4's
-// replaced by q4o's with `channels` when the q4 level stores q4o.
+// The factors a run's attention_error_exposure weighs the levels by: the five above, q4's
+// replaced by q4o's with `channels` when the q4 level stores q4o. q3's stays the one measured with
+// the default channels whatever `channels` is.
 // Precondition: channels <= q4o_max_channels.
-std::array<double, 4> attention_error_factors_for(q4_format format, std::uint32_t channels) noexcept;
+std::array<double, kv_level_count> attention_error_factors_for(q4_format format, std::uint32_t channels) noexcept;
 
 }  // namespace kvscope
 
@@ -41,9 +43,11 @@ std::array<double, 4> attention_error_factors_for(q4_format format, std::uint32_
 namespace kvscope {
 
 // Measures the factors: for each level, `sequences` sequences of `context_tokens` synthetic
-// tokens whose every block is stored at that level, and the pooled relative L2 error of their
-// decode attention against the f32 originals. Deterministic (seeded, any thread count).
-std::array<double, 4> measure_attention_error_factors(const model_shape& shape,
+// tokens written at fp16, then every full block migrated to that level (as most of a run's
+// blocks reach it; for all but q3's tiles the same bits as writing into blocks of the level),
+// and the pooled relative L2 error of their decode attention against the f32 originals.
+// Deterministic (seeded, any thread count).
+std::array<double, kv_level_count> measure_attention_error_factors(const model_shape& shape,
                                                       std::uint32_t context_tokens,
                                                       std::uint32_t sequences, std::uint64_t seed);
 

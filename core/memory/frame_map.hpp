@@ -1,13 +1,14 @@
 #pragma once
 // What the block map draws: every frame of the pool and the blocks it holds, as plain values.
-// A frame is the memory of one fp16 block; it holds 1 fp16 block, 2 eight-bit (q8/fp8) blocks
-// or 4 q4 blocks (see memory/block_pool.hpp). Shared by the pool (which fills it) and the UI (which draws it).
+// A frame is the memory of one fp16 block; it holds 1 fp16 block, 2 eight-bit (q8/fp8) blocks,
+// 4 q4 blocks or 5 q3 blocks (see memory/block_pool.hpp). Shared by the pool (which fills it) and the UI (which draws it).
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "quant/level.hpp"
+#include "quant/tier_layout.hpp"
 #include "util/ids.hpp"
 
 namespace kvscope {
@@ -25,8 +26,8 @@ struct block_slot {
 
 struct frame_info {
   precision tier = precision::fp16;  // how the frame is split; fp16 for an unsplit free frame
-  std::uint8_t slot_count = 1;       // 1 (fp16), 2 (q8/fp8) or 4 (q4)
-  std::array<block_slot, 4> blocks{};  // blocks[0 .. slot_count)
+  std::uint8_t slot_count = 1;       // 1 (fp16), 2 (q8/fp8), 4 (q4) or 5 (q3)
+  std::array<block_slot, max_slots_per_frame> blocks{};  // blocks[0 .. slot_count)
 
   bool is_free() const {
     for (int i = 0; i < slot_count; ++i) {

@@ -197,9 +197,13 @@ std::vector<float> round_trip(const std::vector<float>& src, precision p) {
 
 }  // namespace
 
-std::array<double, 4> attention_error_factors_of(const kv_sample& s) {
-  std::array<double, 4> factors{};
-  for (precision p : all_precisions) factors[ordinal(p)] = attention_error(s, round_trip(s.k, p), round_trip(s.v, p));
+std::array<double, kv_level_count> attention_error_factors_of(const kv_sample& s) {
+  std::array<double, kv_level_count> factors{};
+  for (precision p : group_levels) {
+    factors[ordinal(p)] = attention_error(s, round_trip(s.k, p), round_trip(s.v, p));
+  }
+  // The q3 level as the cache stores it: the default outlier channels, the Lloyd-Max codebook.
+  factors[ordinal(precision::q3)] = q3_attention_error_of(s, q4o_default_channels);
   return factors;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "quant/level.hpp"
 #include "quant/q3.hpp"
 #include "util/expected.hpp"
 
@@ -30,8 +31,9 @@ expected<kv_sample, std::string> parse_kv_sample(std::string_view bytes, std::st
 expected<kv_sample, std::string> read_kv_sample(const std::filesystem::path& path);
 
 // The relative L2 error of decode attention, per level (by ordinal), with every K/V value stored
-// at that level: softmax(q k^T / sqrt(d)) v on the dequantized values vs on the originals.
-std::array<double, 4> attention_error_factors_of(const kv_sample& sample);
+// at that level: softmax(q k^T / sqrt(d)) v on the dequantized values vs on the originals. q3's as
+// q3_attention_error_of with the default channels (NaN beyond its limits).
+std::array<double, kv_level_count> attention_error_factors_of(const kv_sample& sample);
 
 // The same with q4 stored as q4o (quant/q4o.hpp): keys in tiles of `block_size` tokens of one
 // head with `channels` outlier channels at int8, values at q4. NaN when the head_dim is beyond

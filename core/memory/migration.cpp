@@ -80,7 +80,8 @@ migration_result paged_cache::relocate_picks() {
     p.erase(std::unique(p.begin(), p.end()), p.end());
   }
   // A block shared by sequences asking for different levels goes to the most compact one.
-  for (int strict = 3; strict > 0; --strict) {
+  constexpr int most_compact = static_cast<int>(kv_level_count) - 1;
+  for (int strict = most_compact; strict > 0; --strict) {
     if (picked_[strict].empty()) continue;
     for (int lax = 1; lax < strict; ++lax) {
       auto& p = picked_[lax];
@@ -93,7 +94,7 @@ migration_result paged_cache::relocate_picks() {
   }
   migration_result result;
   const std::uint64_t before = pool_.bytes_in_use();
-  for (int l = 3; l > 0; --l) {  // most compact first: it frees the room the laxer ones need
+  for (int l = most_compact; l > 0; --l) {  // most compact first: it frees the room the laxer ones need
     const std::vector<block_id>& picked = picked_[l];
     if (picked.empty()) continue;
     const precision level = all_precisions[l];
@@ -128,6 +129,10 @@ void paged_cache::requantize(std::span<const block_id> blocks, std::span<const p
       const precision tier = from[i].tier;
       auto* payload = reinterpret_cast<std::uint8_t*>(staging_.data() + i * stride);
       fp16_bits* scales = staging_.data() + i * stride + out.payload_bytes / sizeof(fp16_bits);
+      if (to == precision::q3) {  // a tile format: its own pass (memory/q3_blocks.cpp)
+        quantize_q3_block(src, payload, scales);
+        continue;
+      }
       for (std::size_t g = 0; g < groups; g += chunk) {
         const std::size_t n = std::min(chunk, groups - g);
         const fp16_bits* input = halves;

@@ -23,6 +23,9 @@ paged_cache::paged_cache(const paged_cache_config& config)
     q4o_.side_offset = block_layout(precision::q4, values).scale_bytes;
     q4o_.record_bytes = q4o_side_bytes(p.block_size, p.q4o_channels);
   }
+  q3_.key_tile = {p.block_size, p.shape.head_dim, p.q4o_channels};
+  q3_.side_offset = std::size_t{p.block_size} * shape().values_per_token() / p.shape.head_dim * sizeof(fp16_bits);
+  q3_.record_bytes = q4o_side_bytes(p.block_size, p.q4o_channels);
 }
 
 sequence_id paged_cache::create_sequence() {
@@ -186,6 +189,10 @@ void paged_cache::store_token(const block_data& d, std::uint32_t token, std::uin
                               std::uint32_t written, std::span<const float> k, std::span<const float> v,
                               fp16_bits* scratch) const {
   const std::size_t offset = token_offset(token, layer);
+  if (d.tier == precision::q3) {
+    store_q3_token(d, token, layer, written, k, v);
+    return;
+  }
   if (is_q4o(d.tier)) {
     store_q4o_key(d, token, layer, written, k);
   } else {
@@ -209,6 +216,10 @@ void paged_cache::store(const block_data& d, std::size_t offset, std::span<const
 }
 
 void paged_cache::load(const block_data& d, std::size_t offset, std::span<float> values) const {
+  if (d.tier == precision::q3) {
+    load_q3(d.payload, d.scales, offset, values.data());
+    return;
+  }
   const std::size_t group = offset / group_size;
   kernels_.dequantize[ordinal(d.tier)](d.payload + group * payload_bytes_per_group(d.tier),
                                        d.scales + group * scale_halves_per_group(d.tier),
@@ -281,6 +292,13 @@ expected<void, cache_error> paged_cache::read(sequence_id seq, std::uint32_t lay
   const std::size_t groups = head_values / group_size;
   const std::size_t first = token_offset(pos - block * block_size(), layer) / group_size;
   const resolved_block& r = last_read_;
+  if (r.q3) {
+    const std::size_t offset = token_offset(pos - block * block_size(), layer);
+    load_q3(r.payload, r.scales, offset, k.data());
+    load_q3(r.payload, r.scales, offset + head_values, v.data());
+    restore_q3_keys(r.scales, pos - block * block_size(), layer, k.data());
+    return {};
+  }
   r.dequantize(r.payload + first * r.payload_bytes_per_group, r.scales + first * r.scale_halves_per_group,
                groups, k.data());
   r.dequantize(r.payload + (first + groups) * r.payload_bytes_per_group,
@@ -291,8 +309,16 @@ expected<void, cache_error> paged_cache::read(sequence_id seq, std::uint32_t lay
 
 void paged_cache::resolve_for_read(block_id id) {
   const block_data d = pool_.data(id);
-  last_read_ = {id, pool_.layout_version(), d.payload, d.scales, kernels_.dequantize[ordinal(d.tier)],
-                payload_bytes_per_group(d.tier), scale_halves_per_group(d.tier), is_q4o(d.tier)};
+  const bool q3 = d.tier == precision::q3;
+  last_read_ = {id,
+                pool_.layout_version(),
+                d.payload,
+                d.scales,
+                q3 ? nullptr : kernels_.dequantize[ordinal(d.tier)],
+                payload_bytes_per_group(d.tier),
+                scale_halves_per_group(d.tier),
+                is_q4o(d.tier),
+                q3};
 }
 
 expected<std::uint32_t, cache_error> paged_cache::read_block(sequence_id seq, std::uint32_t index,
@@ -317,6 +343,7 @@ expected<std::uint32_t, cache_error> paged_cache::read_block(sequence_id seq, st
     load(d, offset, k.subspan(t * head_values, head_values));
     load(d, offset + head_values, v.subspan(t * head_values, head_values));
     if (is_q4o(d.tier)) restore_q4o_keys(d.scales, t, layer, k.data() + t * head_values);
+    if (d.tier == precision::q3) restore_q3_keys(d.scales, t, layer, k.data() + t * head_values);
   }
   return tokens;
 }

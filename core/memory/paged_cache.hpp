@@ -14,6 +14,7 @@
 #include "memory/block_pool.hpp"
 #include "policy/block_level.hpp"
 #include "quant/kernels.hpp"
+#include "quant/q3.hpp"
 
 namespace kvscope {
 
@@ -33,7 +34,7 @@ struct migration_result {
   std::uint32_t blocks = 0;      // blocks re-quantized
   std::int64_t bytes_freed = 0;  // change of bytes_in_use, positive when memory was freed
   bool stalled = false;          // candidates existed but their new places did not fit
-  std::array<std::uint32_t, 4> blocks_by_level{};  // `blocks` by the level they moved to
+  std::array<std::uint32_t, kv_level_count> blocks_by_level{};  // `blocks` by the level they moved to
 };
 
 class paged_cache {
@@ -174,7 +175,7 @@ class paged_cache {
     std::uint32_t length = 0;
     std::uint32_t first_block = 0;  // absolute index of table[0]
     // migrate: one cursor per span of the rule (policy/block_level.hpp), see pick_span.
-    std::array<scan_cursor, 2> scan{};
+    std::array<scan_cursor, max_level_spans> scan{};
     bool alive = false;
   };
 
@@ -205,6 +206,9 @@ class paged_cache {
     return block_shift_ >= 0 ? pos >> block_shift_ : pos / block_size();
   }
   std::size_t token_offset(std::uint32_t token, std::uint32_t layer) const noexcept;
+  // Values from one token's row of a tile to the next: the block is token-major, every layer's
+  // K and V of a token together (token_offset).
+  std::size_t tile_row_stride() const noexcept { return std::size_t{shape().layers} * 2 * shape().head_values(); }
   // Stores K and V of one token and layer of a block holding `written` tokens so far.
   void store_token(const block_data& d, std::uint32_t token, std::uint32_t layer, std::uint32_t written,
                    std::span<const float> k, std::span<const float> v, fp16_bits* scratch) const;
@@ -231,6 +235,10 @@ class paged_cache {
                             std::uint32_t head) const noexcept;
   const std::uint8_t* side_record(const fp16_bits* scales, std::uint32_t layer,
                                   std::uint32_t head) const noexcept;
+  // Into a key tile's side record as the block keeps it (block_size codes a channel) from the
+  // record a tile kernel wrote for the tile's first `rows` rows; unwritten rows' codes are zero.
+  void keep_side_record(const std::uint8_t* side, std::size_t rows, std::size_t channels,
+                        std::uint8_t* record) const noexcept;
   // Writes one token's keys into a q4o block holding `written` tokens (see store_kv).
   void store_q4o_key(const block_data& d, std::uint32_t token, std::uint32_t layer,
                      std::uint32_t written, std::span<const float> k) const;
@@ -241,10 +249,32 @@ class paged_cache {
   // `scales`) as q4o, from the block's source bytes (fp16, q8 or fp8).
   void quantize_q4o_keys(const block_data& src, std::uint8_t* payload, fp16_bits* scales) const;
 
+  // q3 blocks (memory/q3_blocks.cpp): every head vector a row of q3 codes with its own scale, in
+  // the side table after which come the keys' tiles' side records (quant/q3.hpp).
+  struct q3_layout {
+    q3_tile key_tile;              // one layer and kv head of a block's keys
+    std::size_t side_offset = 0;   // bytes from a block's scales to its first side record
+    std::size_t record_bytes = 0;  // one key tile's side record
+  };
+  std::uint8_t* q3_record(fp16_bits* scales, std::uint32_t layer, std::uint32_t head) const noexcept;
+  // Writes K and V of one token and layer into a q3 block holding `written` tokens: the keys'
+  // tiles are quantized whole again, as q4o's (see store_kv).
+  void store_q3_token(const block_data& d, std::uint32_t token, std::uint32_t layer,
+                      std::uint32_t written, std::span<const float> k, std::span<const float> v) const;
+  // The kv_heads head vectors at `offset` (a token and layer's K or V), dequantized, without the
+  // keys' outlier channels (restore_q3_keys adds them).
+  void load_q3(const std::uint8_t* payload, const fp16_bits* scales, std::size_t offset,
+               float* values) const noexcept;
+  void restore_q3_keys(const fp16_bits* scales, std::uint32_t token, std::uint32_t layer,
+                       float* k) const noexcept;
+  // Migration: stores a block of another level (`src`) as q3 into `payload` and `scales`.
+  void quantize_q3_block(const block_data& src, std::uint8_t* payload, fp16_bits* scales) const;
+
   paged_cache_config config_;
   block_pool pool_;
   const kernel_set& kernels_;
   q4o_keys q4o_;
+  q3_layout q3_;
   int block_shift_ = -1;  // log2(block_size) when it is a power of two: no division per access
   std::vector<sequence_blocks> seqs_;
   std::priority_queue<sequence_id, std::vector<sequence_id>, std::greater<>> free_ids_;
@@ -259,6 +289,7 @@ class paged_cache {
     std::size_t payload_bytes_per_group = 0;
     std::size_t scale_halves_per_group = 0;
     bool q4o = false;  // a q4o block: its keys' outlier channels are restored after the q4 part
+    bool q3 = false;   // a q3 block: read through load_q3, not `dequantize`
   };
   void resolve_for_read(block_id id);
   resolved_block last_read_;
@@ -266,7 +297,7 @@ class paged_cache {
   std::vector<fp16_bits> staging_;       // migrate: re-quantized blocks before placement
   sequence_id migrate_cursor_ = 0;
   policy_config scan_rule_;  // the rule the scan cursors were built under (same_block_rule)
-  std::array<std::vector<block_id>, 4> picked_;  // migrate: picks by target level
+  std::array<std::vector<block_id>, kv_level_count> picked_;  // migrate: picks by target level
 };
 
 }  // namespace kvscope

@@ -9,15 +9,6 @@
 #include "memory/paged_cache.hpp"
 
 namespace kvscope {
-namespace {
-
-// Values from one token's row of a tile to the next: the block is token-major, every layer's K
-// and V of a token together (paged_cache::token_offset).
-std::size_t tile_row_stride(const model_shape& shape) noexcept {
-  return std::size_t{shape.layers} * 2 * shape.head_values();
-}
-
-}  // namespace
 
 std::uint8_t* paged_cache::side_record(fp16_bits* scales, std::uint32_t layer,
                                        std::uint32_t head) const noexcept {
@@ -34,7 +25,7 @@ void paged_cache::store_q4o_key(const block_data& d, std::uint32_t token, std::u
                                 std::uint32_t written, std::span<const float> k) const {
   const std::size_t hd = q4o_.tile.head_dim;
   const std::size_t channels = q4o_.tile.channels;
-  const std::size_t stride = tile_row_stride(shape());
+  const std::size_t stride = tile_row_stride();
   // Only the rows written so far: the rows after them hold nothing yet, and a pick or a q4 group
   // over them would only see what they are not.
   const q4o_tile tile{std::max<std::size_t>(written, std::size_t{token} + 1), hd, channels};
@@ -62,14 +53,18 @@ void paged_cache::store_q4o_key(const block_data& d, std::uint32_t token, std::u
     }
     best_q4o_kernels().quantize(tile, rows.data(), hd, d.payload + base / 2, d.scales + base / 16,
                                 stride, side.data());
-    // Into the block's record, whose codes are block_size a channel; unwritten rows' are zero.
-    const std::size_t head = channels * (sizeof(fp16_bits) + 1);
-    std::memcpy(record, side.data(), head);
-    for (std::size_t j = 0; j < channels; ++j) {
-      std::uint8_t* codes = record + head + j * q4o_.tile.rows;
-      std::memcpy(codes, side.data() + head + j * tile.rows, tile.rows);
-      std::memset(codes + tile.rows, 0, q4o_.tile.rows - tile.rows);
-    }
+    keep_side_record(side.data(), tile.rows, channels, record);
+  }
+}
+
+void paged_cache::keep_side_record(const std::uint8_t* side, std::size_t rows, std::size_t channels,
+                                   std::uint8_t* record) const noexcept {
+  const std::size_t head = channels * (sizeof(fp16_bits) + 1);
+  std::memcpy(record, side, head);
+  for (std::size_t j = 0; j < channels; ++j) {
+    std::uint8_t* codes = record + head + j * block_size();
+    std::memcpy(codes, side + head + j * rows, rows);
+    std::memset(codes + rows, 0, block_size() - rows);
   }
 }
 
@@ -87,7 +82,7 @@ void paged_cache::quantize_q4o_keys(const block_data& src, std::uint8_t* payload
   assert(src.tier != precision::q4);
   const q4o_tile& tile = q4o_.tile;
   const std::size_t hd = tile.head_dim;
-  const std::size_t stride = tile_row_stride(shape());
+  const std::size_t stride = tile_row_stride();
   std::vector<fp16_bits> rows;  // a quantized source's tile, back to fp16
   std::vector<float> row;
   if (src.tier != precision::fp16) {

@@ -75,9 +75,10 @@ struct block_codec {
     const std::size_t hv = shape.head_values();
     const std::size_t values = rows * hv;
     best_kernels().f32_to_fp16(original, halves.data(), values);
-    if (f.q3) {
+    if (f.q3 || f.level == precision::q3) {
       const q3_kernel_set& k = best_q3_kernels();
-      const q3_tile tile{rows, shape.head_dim, part == kv_part::key ? f.q4o_channels : 0, *f.q3};
+      const q3_tile tile{rows, shape.head_dim, part == kv_part::key ? f.q4o_channels : 0,
+                         f.q3.value_or(q3_codebook::lloyd_max)};
       for (std::size_t at = 0; at < hv; at += shape.head_dim) {
         std::uint8_t* codes = payload.data() + q3_payload_bytes(at);
         k.quantize(tile, halves.data() + at, hv, codes, scales.data() + at / shape.head_dim, hv, side.data());
@@ -130,7 +131,7 @@ expected<void, cache_error> write_synthetic(paged_cache& cache, const synthetic_
   return {};
 }
 
-std::array<error_sum, 4> measure_kernel_error(const synthetic_kv& data, const model_shape& shape,
+std::array<error_sum, kv_level_count> measure_kernel_error(const synthetic_kv& data, const model_shape& shape,
                                               std::uint32_t tokens, std::uint64_t stream) {
   const std::size_t n = shape.head_values();
   std::vector<float> original(n);
@@ -138,13 +139,13 @@ std::array<error_sum, 4> measure_kernel_error(const synthetic_kv& data, const mo
   std::vector<std::uint8_t> payload(n * 2);
   std::vector<fp16_bits> scales(n / group_size * 2);
   std::vector<float> back(n);
-  std::array<error_sum, 4> sums{};
+  std::array<error_sum, kv_level_count> sums{};
   for (std::uint32_t pos = 0; pos < tokens; ++pos) {
     for (std::uint32_t layer = 0; layer < shape.layers; ++layer) {
       for (kv_part part : {kv_part::key, kv_part::value}) {
         data.fill(part, shape, stream, pos, layer, original);
         best_kernels().f32_to_fp16(original.data(), halves.data(), n);
-        for (precision p : all_precisions) {
+        for (precision p : group_levels) {  // q3 is measured by tiles, not here
           quantize(p, halves.data(), n / group_size, payload.data(), scales.data());
           dequantize(p, payload.data(), scales.data(), n / group_size, back.data());
           accumulate(sums[ordinal(p)], back, original);
@@ -155,7 +156,7 @@ std::array<error_sum, 4> measure_kernel_error(const synthetic_kv& data, const mo
   return sums;
 }
 
-std::array<error_sum, 4> measure_cache_error(const paged_cache& cache, const synthetic_kv& data,
+std::array<error_sum, kv_level_count> measure_cache_error(const paged_cache& cache, const synthetic_kv& data,
                                              std::span<const sequence_stream> sequences,
                                              std::uint32_t max_blocks) {
   struct item {
@@ -195,7 +196,7 @@ std::array<error_sum, 4> measure_cache_error(const paged_cache& cache, const syn
       }
     }
   });
-  std::array<error_sum, 4> sums{};
+  std::array<error_sum, kv_level_count> sums{};
   for (std::size_t i = 0; i < items.size(); ++i) sums[ordinal(tiers[i])] += partial[i];
   return sums;
 }
@@ -244,7 +245,7 @@ expected<error_sum, cache_error> measure_attention_error(const paged_cache& cach
 
 double bits_per_value(const stored_format& f, const model_shape& shape,
                       std::uint32_t block_size) noexcept {
-  if (f.q3) return q3_bits_per_value(block_size, shape.head_dim, f.q4o_channels);
+  if (f.q3 || f.level == precision::q3) return q3_bits_per_value(block_size, shape.head_dim, f.q4o_channels);
   if (f.level == precision::q4 && f.format == q4_format::q4o) {
     return q4o_bits_per_value(block_size, shape.head_dim, f.q4o_channels);
   }

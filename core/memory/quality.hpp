@@ -39,13 +39,13 @@ expected<void, cache_error> write_synthetic(paged_cache& cache, const synthetic_
 
 // Kernel error without a cache: K and V of `tokens` synthetic tokens of `shape`, rounded to fp16,
 // quantized to each level and back; relative RMSE vs the f32 originals, by ordinal(level).
-std::array<error_sum, 4> measure_kernel_error(const synthetic_kv& data, const model_shape& shape,
+std::array<error_sum, kv_level_count> measure_kernel_error(const synthetic_kv& data, const model_shape& shape,
                                               std::uint32_t tokens, std::uint64_t stream = 0);
 
 // What the cache returns vs the originals, summed by the tier of the block holding each value.
 // Looks at every block of the listed sequences when max_blocks is 0, else at most max_blocks
 // blocks spread evenly over them. Data mode only (accounting mode measures nothing).
-std::array<error_sum, 4> measure_cache_error(const paged_cache& cache, const synthetic_kv& data,
+std::array<error_sum, kv_level_count> measure_cache_error(const paged_cache& cache, const synthetic_kv& data,
                                              std::span<const sequence_stream> sequences,
                                              std::uint32_t max_blocks = 0);
 
@@ -56,9 +56,10 @@ expected<error_sum, cache_error> measure_attention_error(const paged_cache& cach
                                                          const synthetic_kv& data,
                                                          sequence_stream sequence);
 
-// How a sequence's blocks are stored: a level, and for q4 its format (quant/q4o.hpp); or, with
-// `q3` set, the 3-bit format q3 (quant/q3.hpp) with that codebook, which is not yet a level
-// (`level` and `format` are then ignored). q4o and q3 keep `q4o_channels` key channels at int8.
+// How a sequence's blocks are stored: a level, and for q4 its format (quant/q4o.hpp). The q3
+// level stores the Lloyd-Max codebook; `q3` set stores q3 (quant/q3.hpp) with that codebook
+// whatever `level` and `format` say (`bench quality` compares the codebooks). q4o and q3 keep
+// `q4o_channels` key channels at int8.
 struct stored_format {
   precision level = precision::q4;
   q4_format format = q4_format::q4;

@@ -25,20 +25,30 @@
 
 #include "model/gpu_spec.hpp"
 #include "model/model_config.hpp"
+#include "quant/level.hpp"
 #include "util/expected.hpp"
 
 namespace kvscope {
-
-// KV precision levels, indexed in the cache's order: fp16, q8, fp8, q4.
-inline constexpr std::size_t kv_level_count = 4;
 
 // FLOPs to dequantize one KV value read at each level, before attention uses it:
 //   fp16 0 (used as stored)
 //   q8   2 (int8 -> float convert, multiply by the group scale)
 //   fp8  2 (e4m3 -> float convert, multiply by the group scale)
 //   q4   4 (unpack the nibble, convert, then q * d + m: a multiply and an add)
+//   q3   q3_dequant_flops_per_value (below); 10 here, its value at head_dim 128 without outliers
 // Integer unpacking and converts are counted as FLOPs because they occupy the same issue slots.
-inline constexpr std::array<double, kv_level_count> default_dequant_flops_per_value = {0, 2, 2, 4};
+inline constexpr std::array<double, kv_level_count> default_dequant_flops_per_value = {0, 2, 2, 4, 10};
+
+// FLOPs a value read at the q3 level (quant/q3.hpp), from what its kernels do: unpack the 3-bit
+// code and look up its centroid, scaled once a row (2); undo the rotation, one add or subtract
+// per value at each of the log2(n) butterfly stages (n = q3_rotation_size: 7 for 128); flip the
+// sign (1); and restore each key row's `channels` outlier channels as q4o does (2 x channels a
+// key row, over the K and V values a token reads). 10.03125 for llama3-8b with 4 channels.
+constexpr double q3_dequant_flops_per_value(std::uint32_t channels, std::uint64_t head_dim) noexcept {
+  double stages = 0;
+  for (std::uint64_t n = head_dim & (~head_dim + 1); n > 1; n /= 2) ++stages;
+  return 3.0 + stages + 2.0 * channels / (2.0 * static_cast<double>(head_dim));
+}
 
 // FLOPs a value read at the q4 level when it is stored as q4o (quant/q4o.hpp), from what the
 // q4o kernels do: q4's 4 on every value (an outlier's position is decoded from its stand-in's

@@ -32,9 +32,13 @@ level_spans cold_spans(const policy_config& p, precision controller,
       // least N: q8. The hot tail stays fp16 even when N or M is shorter.
       const std::uint32_t q4_end = blocks_before_last(e, std::max<std::uint64_t>(p.q4_age_tokens, tail));
       const std::uint32_t q8_end = blocks_before_last(e, std::max<std::uint64_t>(p.q8_age_tokens, tail));
-      out.span[0] = {0, q4_end, precision::q4};
-      out.span[1] = {q4_end, std::max(q4_end, q8_end), precision::q8};
-      out.count = 2;
+      // At least Q (when set): q3, a span before q4's, which then starts where q3's ends.
+      const std::uint32_t q3_end =
+          p.q3_age_tokens ? blocks_before_last(e, std::max<std::uint64_t>(*p.q3_age_tokens, tail)) : 0;
+      const std::uint32_t q4_begin = std::min(q3_end, q4_end);
+      if (p.q3_age_tokens) out.span[out.count++] = {0, q4_begin, precision::q3};
+      out.span[out.count++] = {q4_begin, q4_end, precision::q4};
+      out.span[out.count++] = {q4_end, std::max(q4_end, q8_end), precision::q8};
       break;
     }
     case policy_family::sinks_recent: {
@@ -76,7 +80,8 @@ bool same_block_rule(const policy_config& a, const policy_config& b) noexcept {
     case policy_family::ewma: return true;
     case policy_family::fixed: return a.fixed_level == b.fixed_level;
     case policy_family::age:
-      return a.q8_age_tokens == b.q8_age_tokens && a.q4_age_tokens == b.q4_age_tokens;
+      return a.q8_age_tokens == b.q8_age_tokens && a.q4_age_tokens == b.q4_age_tokens &&
+             a.q3_age_tokens == b.q3_age_tokens;
     case policy_family::sinks_recent:
       return a.fixed_level == b.fixed_level && a.sink_tokens == b.sink_tokens &&
              a.recent_tokens == b.recent_tokens;

@@ -3,6 +3,7 @@
 // families"): pure arithmetic on the sequence's length, shared by migration (which blocks to
 // re-quantize, to what) and allocation (the tier a block is born at).
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "policy/policy_config.hpp"
@@ -17,9 +18,13 @@ struct level_span {
   precision level = precision::fp16;
 };
 
-// At most two spans, disjoint, in ascending block order; every block outside them stays fp16.
+// The most spans a family gives: age's q3, q4 and q8 spans.
+inline constexpr std::size_t max_level_spans = 3;
+
+// At most max_level_spans spans, disjoint, in ascending block order; every block outside them
+// stays fp16.
 struct level_spans {
-  std::array<level_span, 2> span{};
+  std::array<level_span, max_level_spans> span{};
   std::uint32_t count = 0;
 };
 
@@ -33,7 +38,8 @@ struct sequence_extent {
 
 // The spans of `policy`'s family for a sequence of `extent`; `controller` is the ewma family's
 // level (ignored by the others). The ewma and static families give one span, [0, cold end),
-// even at fp16; age gives its q4 span then its q8 span; sinks_recent one span between the sinks
+// even at fp16; age gives its q4 span then its q8 span (its q3 span first when it has
+// q3_age_tokens); sinks_recent one span between the sinks
 // and the recent tokens. Empty spans are kept (begin == end).
 level_spans cold_spans(const policy_config& policy, precision controller,
                        const sequence_extent& extent) noexcept;

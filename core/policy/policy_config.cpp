@@ -25,7 +25,23 @@ std::optional<std::string> validate(const policy_config& c) {
   if (c.family == policy_family::age && c.q4_age_tokens < c.q8_age_tokens) {
     return "q4_age_tokens must be >= q8_age_tokens";
   }
+  if (c.q3_threshold) {
+    if (!in_unit_range(*c.q3_threshold)) return "q3_threshold must be in [0.0, 1.0]";
+    if (!(*c.q3_threshold >= c.q4_threshold)) return "q3_threshold must be >= q4_threshold";
+    if (c.max_level != precision::q3) return "q3_threshold needs max_level q3";
+  }
+  if (c.q3_age_tokens && *c.q3_age_tokens < c.q4_age_tokens) return "q3_age_tokens must be >= q4_age_tokens";
   return std::nullopt;
+}
+
+bool reaches_q3(const policy_config& c) noexcept {
+  switch (c.family) {
+    case policy_family::ewma: return c.max_level == precision::q3 && (c.q3_threshold || c.min_level == precision::q3);
+    case policy_family::fixed:
+    case policy_family::sinks_recent: return c.fixed_level == precision::q3;
+    case policy_family::age: return c.q3_age_tokens.has_value();
+  }
+  return false;
 }
 
 std::string invalid_policy_message(std::string_view reason) {
@@ -85,7 +101,8 @@ std::string describe(const policy_config& c) {
     case policy_family::fixed: return family + level;
     case policy_family::age:
       return family + " q8_age_tokens=" + std::to_string(c.q8_age_tokens) +
-             " q4_age_tokens=" + std::to_string(c.q4_age_tokens);
+             " q4_age_tokens=" + std::to_string(c.q4_age_tokens) +
+             (c.q3_age_tokens ? " q3_age_tokens=" + std::to_string(*c.q3_age_tokens) : "");
     case policy_family::sinks_recent:
       return family + " sink_tokens=" + std::to_string(c.sink_tokens) +
              " recent_tokens=" + std::to_string(c.recent_tokens) + level;
@@ -94,7 +111,8 @@ std::string describe(const policy_config& c) {
          " q4_threshold=" + format_float(c.q4_threshold) +
          " hysteresis=" + format_float(c.hysteresis) +
          " ewma_alpha=" + format_float(c.ewma_alpha) + " levels=" + std::string(tag(c.min_level)) +
-         ".." + std::string(tag(c.max_level));
+         ".." + std::string(tag(c.max_level)) +
+         (c.q3_threshold ? " q3_threshold=" + format_float(*c.q3_threshold) : "");
 }
 
 }  // namespace kvscope

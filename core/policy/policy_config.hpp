@@ -17,7 +17,7 @@ namespace kvscope {
 enum class policy_family : std::uint8_t {
   ewma,          // one level for every cold block, from the EWMA/hysteresis controller
   fixed,         // "static": every cold block at fixed_level
-  age,           // by age: q8 from q8_age_tokens on, q4 from q4_age_tokens on
+  age,           // by age: q8 from q8_age_tokens on, q4 from q4_age_tokens on (q3 from q3_age_tokens)
   sinks_recent,  // the first sink_tokens and last recent_tokens stay fp16, the rest fixed_level
 };
 
@@ -45,6 +45,11 @@ struct policy_config {
   std::uint32_t q4_age_tokens = 2048;     // age: M (>= N)
   std::uint32_t sink_tokens = 64;         // sinks_recent: S
   std::uint32_t recent_tokens = 512;      // sinks_recent: R
+  // kvscope's q3 level (quant/level.hpp), which the reference runtime lacks: off unless set, so
+  // that every config without them behaves as the reference's. q3_threshold: the ewma family
+  // goes to q3 from this EWMA on (with max_level q3); q3_age_tokens: the age family's Q (>= M).
+  std::optional<float> q3_threshold;
+  std::optional<std::uint32_t> q3_age_tokens;
 
   friend bool operator==(const policy_config&, const policy_config&) = default;
 };
@@ -59,6 +64,10 @@ std::optional<std::string> validate(const policy_config& config);
 
 // The full message the reference prints: invalid_policy_prefix + reason.
 std::string invalid_policy_message(std::string_view reason);
+
+// True when the config may put a block at q3, a level the reference runtime lacks: what an
+// export notes, or refuses when strict.
+bool reaches_q3(const policy_config& config) noexcept;
 
 // Named presets: "default", "fp16_only", "aggressive".
 std::optional<policy_config> policy_preset(std::string_view name);

@@ -22,9 +22,18 @@ policy_controller::policy_controller(const policy_config& config)
 }
 
 precision policy_controller::decide(precision current, double ewma) const noexcept {
+  const double h = static_cast<double>(config_.hysteresis);
+  if (config_.q3_threshold) {
+    // kvscope's q3 above the reference's rule, with a band of its own: q3 is held until the EWMA
+    // falls below q3 - h, then the reference's rule decides as if the level were q4.
+    const double q3 = static_cast<double>(*config_.q3_threshold);
+    if (ewma >= q3 || (current == precision::q3 && ewma >= q3 - h)) {
+      return clamp_level(precision::q3, config_.min_level, config_.max_level);
+    }
+    if (current == precision::q3) current = precision::q4;
+  }
   const double q8 = static_cast<double>(config_.q8_threshold);
   const double q4 = static_cast<double>(config_.q4_threshold);
-  const double h = static_cast<double>(config_.hysteresis);
 
   const precision raw = ewma >= q4 ? precision::q4 : ewma >= q8 ? precision::q8 : precision::fp16;
   precision target = raw;

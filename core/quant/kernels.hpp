@@ -29,12 +29,18 @@ using quantize_fn = void (*)(const fp16_bits* src, std::size_t groups, std::uint
 using dequantize_fn = void (*)(const std::uint8_t* payload, const fp16_bits* scales,
                                std::size_t groups, float* dst);
 
+// The levels stored group by group, fp16 .. q4. q3 is a tile format (quant/q3.hpp): its
+// kernels are its own, and these tables have no entry for it.
+inline constexpr std::size_t group_level_count = 4;
+inline constexpr std::array<precision, group_level_count> group_levels = {precision::fp16, precision::q8,
+                                                                          precision::fp8, precision::q4};
+
 struct kernel_set {
   std::string_view name;  // "scalar" or "avx2"
   void (*f32_to_fp16)(const float* src, fp16_bits* dst, std::size_t n);
   void (*fp16_to_f32)(const fp16_bits* src, float* dst, std::size_t n);
-  std::array<quantize_fn, 4> quantize;      // indexed by ordinal(precision)
-  std::array<dequantize_fn, 4> dequantize;  // indexed by ordinal(precision)
+  std::array<quantize_fn, group_level_count> quantize;      // indexed by ordinal(precision)
+  std::array<dequantize_fn, group_level_count> dequantize;  // indexed by ordinal(precision)
 };
 
 // The portable implementation, always available.

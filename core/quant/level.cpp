@@ -8,6 +8,7 @@ std::string_view tag(precision p) noexcept {
     case precision::q8: return "q8";
     case precision::fp8: return "fp8";
     case precision::q4: return "q4";
+    case precision::q3: return "q3";
   }
   return "?";
 }

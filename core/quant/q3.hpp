@@ -69,6 +69,14 @@ constexpr std::size_t q3_payload_bytes(std::size_t values) noexcept { return val
 // Blocks of q3 payload that fit the frame of one fp16 block: 16 bits a value over 3.
 inline constexpr std::uint32_t q3_slots_per_frame = 5;
 
+// Bytes of a q3 block's side table: an fp16 scale for each of its `vectors` head vectors (K and V
+// of every token, layer and kv head, in the block's order), then one side record per key tile
+// (`tiles`, one a layer and kv head, none when channels is 0), padded to whole fp16 halves.
+constexpr std::size_t q3_block_side_bytes(std::size_t vectors, std::size_t tiles, std::size_t rows,
+                                          std::size_t channels) noexcept {
+  return vectors * sizeof(fp16_bits) + (channels == 0 ? 0 : q4o_block_side_bytes(tiles, rows, channels));
+}
+
 // Bits per stored value of a block: 3-bit codes, one fp16 scale per head vector, and each key
 // tile's side record spread over the tile's K and V values.
 constexpr double q3_bits_per_value(std::size_t rows, std::size_t head_dim, std::size_t channels) noexcept {

@@ -37,7 +37,7 @@ struct run_moments {
   std::vector<moment> level_changes;     // in step order, at most max_kept of them
   // The first change to each level, by ordinal(precision) (a flapping policy makes its first
   // few changes all between fp16 and q8: the first q4 is the one to look for).
-  std::array<std::optional<moment>, 4> first_at_level{};
+  std::array<std::optional<moment>, kv_level_count> first_at_level{};
   std::vector<moment> preemptions;       // steps that preempted, in order, at most max_kept
   std::uint64_t level_changes_total = 0;
   std::uint64_t preemption_steps_total = 0;

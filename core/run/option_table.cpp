@@ -271,6 +271,16 @@ const std::vector<option_spec>& table() {
       {"max-level", "", option_kind::choice, "", 0, 0, 1,
        "Policy: most compact level (fp8 is reached only by capping here: q4 decisions clamp to it)",
        in_simulate | in_gui, false, level_names, KV_LEVEL(policy.max_level)},
+      // kvscope's q3 level, which the reference runtime lacks: 0 (the default) leaves it off.
+      {"q3-threshold", "", option_kind::real, "", 0, 1, 1,
+       "Policy: EWMA pressure at which cold blocks go to q3, kvscope's 3-bit level (0 = off; at least "
+       "the q4 threshold, with --max-level q3; the reference runtime stops at q4)",
+       in_simulate, false, nullptr,
+       [](const engine_options& o) -> option_value { return double(o.policy.q3_threshold.value_or(0.0f)); },
+       [](engine_options& o, const option_value& v) {
+         const auto threshold = static_cast<float>(std::get<double>(v));
+         o.policy.q3_threshold = threshold == 0.0f ? std::nullopt : std::optional<float>(threshold);
+       }},
       // Beyond the reference runtime's fields: the family and its parameters (docs/policy.md,
       // "The reference runtime" and "Policy families").
       {"family", "", option_kind::choice, "", 0, 0, 1,
@@ -285,6 +295,14 @@ const std::vector<option_spec>& table() {
        in_simulate | in_gui, false, nullptr, KV_COUNT(policy.q8_age_tokens)},
       {"q4-age-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1, "Policy (age): blocks this old go to q4",
        in_simulate | in_gui, false, nullptr, KV_COUNT(policy.q4_age_tokens)},
+      {"q3-age-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1,
+       "Policy (age): blocks this old go to q3, kvscope's 3-bit level (0 = off; at least --q4-age-tokens)",
+       in_simulate, false, nullptr,
+       [](const engine_options& o) -> option_value { return std::uint64_t{o.policy.q3_age_tokens.value_or(0)}; },
+       [](engine_options& o, const option_value& v) {
+         const auto tokens = static_cast<std::uint32_t>(std::get<std::uint64_t>(v));
+         o.policy.q3_age_tokens = tokens == 0 ? std::nullopt : std::optional<std::uint32_t>(tokens);
+       }},
       {"sink-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1, "Policy (sinks_recent): first tokens kept fp16",
        in_simulate | in_gui, false, nullptr, KV_COUNT(policy.sink_tokens)},
       {"recent-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1, "Policy (sinks_recent): last tokens kept fp16",

@@ -34,12 +34,12 @@ struct run_summary {
   std::uint64_t decode_token_steps = 0;
   double decode_token_steps_per_s = 0;  // per wall-clock second
   double prefix_cache_hit_rate = 0;     // hits / queries, tokens; 0 with no queries
-  std::array<std::uint64_t, 4> peak_bytes_per_level{};
+  std::array<std::uint64_t, kv_level_count> peak_bytes_per_level{};
   std::uint64_t peak_scale_bytes = 0;
   std::uint64_t migrated_blocks = 0;
   precision final_level = precision::fp16;
-  std::array<double, 4> quant_rel_rmse{};    // NaN where never measured
-  std::array<double, 4> attention_rel_l2{};  // NaN where never measured
+  std::array<double, kv_level_count> quant_rel_rmse{};    // NaN where never measured
+  std::array<double, kv_level_count> attention_rel_l2{};  // NaN where never measured
 
   // How time was modelled, and the service the requests got (outcome/request_outcomes.hpp).
   std::string gpu;     // "" without one

@@ -23,11 +23,13 @@ policy_config read_fields(const policy_config& p) {
       out.q4_threshold = p.q4_threshold;
       out.hysteresis = p.hysteresis;
       out.ewma_alpha = p.ewma_alpha;
+      out.q3_threshold = p.q3_threshold;
       break;
     case policy_family::fixed: out.fixed_level = p.fixed_level; break;
     case policy_family::age:
       out.q8_age_tokens = p.q8_age_tokens;
       out.q4_age_tokens = p.q4_age_tokens;
+      out.q3_age_tokens = p.q3_age_tokens;
       break;
     case policy_family::sinks_recent:
       out.fixed_level = p.fixed_level;
@@ -46,6 +48,7 @@ policy_config without_controller(policy_config p) {
   p.hysteresis = defaults.hysteresis;
   p.ewma_alpha = defaults.ewma_alpha;
   p.max_level = defaults.max_level;
+  p.q3_threshold = defaults.q3_threshold;
   return p;
 }
 

@@ -80,8 +80,8 @@ std::string provenance_json(const tune_problem& problem, const tune_result& resu
 
 expected<void, std::string> write_tuned(const std::filesystem::path& config_path, const policy_config& config,
                                         const tune_problem& problem, const tune_result& result,
-                                        const tune_provenance& provenance) {
-  if (auto r = write_policy_config(config_path, config); !r) return r;
+                                        const tune_provenance& provenance, export_check check) {
+  if (auto r = write_policy_config(config_path, config, nullptr, check); !r) return r;
   return write_file_atomically(provenance_path(config_path), provenance_json(problem, result, provenance));
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/policy_file.hpp"
 #include "policy/policy_config.hpp"
 #include "sweep/tune_search.hpp"
 #include "util/expected.hpp"
@@ -39,9 +40,10 @@ std::filesystem::path provenance_path(const std::filesystem::path& config_path);
 std::string provenance_json(const tune_problem& problem, const tune_result& result,
                             const tune_provenance& provenance);
 
-// Writes the config (format from the extension: .json or .toml) and its sidecar, atomically.
+// Writes the config (format from the extension: .json or .toml) and its sidecar, atomically;
+// with export_check::strict neither when the config reaches q3 (write_policy_config).
 expected<void, std::string> write_tuned(const std::filesystem::path& config_path, const policy_config& config,
                                         const tune_problem& problem, const tune_result& result,
-                                        const tune_provenance& provenance);
+                                        const tune_provenance& provenance, export_check check = export_check::note);
 
 }  // namespace kvscope

@@ -27,7 +27,8 @@ std::string level_bytes(const tour_state& s) {
   std::string out;
   for (precision p : all_precisions) {
     const auto b = s.bytes_per_level[ordinal(p)];
-    if (b == 0 && p == precision::fp8) continue;  // fp8 is reached only by clamping: rarely there
+    // fp8 is reached only by clamping, q3 only by a policy asking for it: rarely there.
+    if (b == 0 && (p == precision::fp8 || p == precision::q3)) continue;
     out += std::string(tag(p)) + " " + format_byte_size(b) + ", ";
   }
   return out + "scales " + format_byte_size(s.scale_bytes) + ", free " + format_byte_size(s.free_bytes);
@@ -198,7 +199,7 @@ tour_state capture_tour_state(const engine& e, std::span<const std::string> name
   s.prefix_hit_blocks = s.block_size == 0 ? 0 : s.prefix_hit_tokens / s.block_size;
   s.evictions = e.totals().prefix.evictions;
   s.migrated_blocks = e.totals().migrated_blocks;
-  for (int l = 0; l < 4; ++l) {
+  for (std::size_t l = 0; l < kv_level_count; ++l) {
     s.quant_error[l] = measured(m.quant_rel_rmse[l]);
     s.attention_error[l] = measured(m.attention_rel_l2[l]);
   }

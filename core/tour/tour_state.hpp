@@ -51,12 +51,12 @@ struct tour_state {
   std::uint32_t scale_frames = 0;  // frames' worth of budget the quantization scales reserve
   std::vector<tour_block> blocks;  // live and cached blocks, by id
   std::vector<tour_sequence> sequences;  // running, admission order
-  std::array<std::uint64_t, 4> bytes_per_level{};  // frames split for each level (payload + slack)
+  std::array<std::uint64_t, kv_level_count> bytes_per_level{};  // frames split for each level (payload + slack)
   std::uint64_t scale_bytes = 0;
   std::uint64_t free_bytes = 0;
   std::uint64_t budget_bytes = 0;
   // One block stored at each level: its payload and its scales (the side table).
-  std::array<std::uint64_t, 4> block_payload{}, block_scales{};
+  std::array<std::uint64_t, kv_level_count> block_payload{}, block_scales{};
   double pressure = 0;  // bytes referenced by sequences / budget
   double ewma = 0;
   precision level = precision::fp16;
@@ -70,7 +70,7 @@ struct tour_state {
   std::uint64_t migrated_blocks = 0;
   // Relative RMSE of the K/V values stored at each level, and relative L2 error of the attention
   // output of sequences holding it, as last measured (data payload; none where not sampled).
-  std::array<std::optional<double>, 4> quant_error{}, attention_error{};
+  std::array<std::optional<double>, kv_level_count> quant_error{}, attention_error{};
   friend bool operator==(const tour_state&, const tour_state&) = default;
 
   const tour_block* block(block_id id) const;

@@ -16,6 +16,18 @@ TEST(CliValidate, ValidConfigPrintsOneLineSummary) {
                           "ewma_alpha=0.3 levels=q8..q4\n");
 }
 
+// A policy that reaches q3 is valid for kvscope; validate says the reference runtime cannot run it.
+TEST(CliValidate, AQ3PolicyIsValidWithTheNote) {
+  temp_dir dir;
+  const auto path = dir.file("q3.toml");
+  write_text(path, "family = \"static\"\nfixed_level = \"q3\"\n");
+  const auto r = run_process({cli_path(), "validate", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, path + ": valid policy: family=static fixed_level=q3\n" + path +
+                       ": note: this policy uses q3, kvscope's 3-bit level: the reference runtime stops at q4 "
+                       "and cannot run it\n");
+}
+
 TEST(CliValidate, InvalidConfigExitsTwoWithTheReason) {
   temp_dir dir;
   const auto path = dir.file("bad.json");

@@ -79,7 +79,7 @@ void check_pool(const engine& e) {
   RC_ASSERT(usage.used_frames + usage.scale_reserved_frames + usage.free_frames == pool.frame_count());
   const frame_map map = pool.snapshot();
   RC_ASSERT(map.frames.size() == pool.frame_count());
-  std::array<std::uint64_t, 4> frame_bytes{}, references{};
+  std::array<std::uint64_t, kv_level_count> frame_bytes{}, references{};
   std::uint32_t used = 0;
   const auto sequences = cache.sequences().size();
   for (const auto& f : map.frames) {
@@ -136,7 +136,7 @@ void pool_and_requests_stay_consistent_every_step() {
   RC_ASSERT(e.rejected().size() == t.requests_rejected);
   // The end: nothing referenced; only cached blocks (prefix cache) may hold memory.
   check_pool(e);
-  RC_ASSERT(e.cache().pool().references() == (std::array<std::uint64_t, 4>{}));
+  RC_ASSERT(e.cache().pool().references() == (std::array<std::uint64_t, kv_level_count>{}));
 }
 
 // The cases to run: rapidcheck's (100, or RC_PARAMS's max_success), or KVSCOPE_PROPERTY_CASES.

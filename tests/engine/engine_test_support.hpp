@@ -16,6 +16,11 @@ inline std::unique_ptr<request_source> gen_load(const std::string& spec) {
   return open_load(spec, load_format::automatic, read_options{});
 }
 
+// Forty requests on the tiny model whose pressure in a small budget takes a policy through every
+// level it may reach.
+inline constexpr const char* pressured_load =
+    "gen:rate=30,prompt=lognormal:300:0.6,output=uniform:80:0.5,count=40,seed=3";
+
 inline engine_options tiny_options(std::uint64_t budget_bytes, payload_mode payload) {
   engine_options o;
   o.model = "tiny";

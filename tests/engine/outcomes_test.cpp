@@ -156,7 +156,7 @@ TEST(Outcomes, RooflineStepIsTheHandComputedWork) {
   run.options.gpu = "h100";
   run.options.budget_bytes = 8ull << 30;
   std::vector<double> step_seconds;
-  std::vector<std::array<std::uint64_t, 4>> bytes_read;
+  std::vector<std::array<std::uint64_t, kv_level_count>> bytes_read;
   run_to_end(run, [&](const engine& e) {
     step_seconds.push_back(e.last_metrics().step_seconds);
     bytes_read.push_back(e.last_metrics().kv_bytes_read);
@@ -229,7 +229,9 @@ TEST(Outcomes, ExposureTracksTheMeasuredAttentionErrorOnTheDemo) {
 // kernels or the synthetic data that moves them fails here).
 TEST(Outcomes, ShippedErrorFactorsAreMeasured) {
   const auto measured = measure_attention_error_factors({2, 2, 64}, 1024, 16, 0);
-  for (int l = 0; l < 4; ++l) EXPECT_NEAR(measured[l], attention_error_factors[l], attention_error_factors[l] * 1e-3) << l;
+  for (std::size_t l = 0; l < kv_level_count; ++l) {
+    EXPECT_NEAR(measured[l], attention_error_factors[l], attention_error_factors[l] * 1e-3) << l;
+  }
 }
 
 // A closed loop of one client: each request is sent when the previous one finished, so every

@@ -10,7 +10,7 @@ namespace {
 using test::gen_load;
 
 // Pressure from a small budget takes the policy through q8 to q4.
-constexpr const char* q4o_run_load = "gen:rate=30,prompt=lognormal:300:0.6,output=uniform:80:0.5,count=40,seed=3";
+constexpr const char* q4o_run_load = test::pressured_load;
 
 engine_options q4o_run_options(payload_mode payload) {
   engine_options o = test::tiny_options(2ull << 20, payload);

@@ -117,16 +117,48 @@ TEST_F(BlockMapTest, HoverTextNamesFrameOwnerLogicalIndexFillAndRefcount) {
   EXPECT_TRUE(map.describeAt(QPoint(-5, -5)).isEmpty());
 }
 
+// A q3 frame shows its five blocks side by side, each in q3's colour or free, and says so.
+TEST(BlockMapQ3, AFrameShowsItsFiveBlocks) {
+  auto s = test::emptySnapshot(64);
+  auto pool = std::make_shared<pool_view>(*s->pool);
+  s->pool = pool;
+  frame_info& f = pool->frames.frames[20];
+  f.tier = precision::q3;
+  f.slot_count = 5;
+  for (int slot : {0, 2, 4}) f.blocks[static_cast<std::size_t>(slot)] = {1, slot, 16, 1, false, 200u + slot};
+  BlockMapWidget map;
+  map.resize(480, 360);
+  map.setSnapshot(s);
+  map.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&map));
+  ASSERT_TRUE(map.layout().detailed());
+  const QImage shot = map.grab().toImage();
+  const Theme& theme = lightTheme();
+  double right = -1;
+  for (int slot = 0; slot < 5; ++slot) {
+    const QRectF r = map.slotRect(20, slot);
+    EXPECT_LT(r.width(), map.frameRect(20).width() / 4) << slot;
+    EXPECT_GT(r.left(), right) << "side by side, in order";
+    right = r.right();
+    const QColor want = slot % 2 == 0 ? theme.level[ordinal(precision::q3)] : theme.freeFrame;
+    EXPECT_EQ(pixelAt(shot, r.center()), want.rgb()) << slot;
+    const QString text = map.describeAt(r.center().toPoint());
+    EXPECT_TRUE(text.contains(QStringLiteral("5 3-bit blocks"))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QStringLiteral("▸ slot %1").arg(slot))) << text.toStdString();
+  }
+}
+
 // A random pool, and the same with a few frames changed (fill, tier, owner, cached).
 frame_map randomPool(int frames, std::uint32_t seed) {
   std::mt19937 rng(seed);
   frame_map map;
   map.frames.assign(static_cast<std::size_t>(frames), frame_info{});
   for (frame_info& f : map.frames) {
-    const auto kind = rng() % 4;
+    const auto kind = rng() % 5;
     if (kind == 0) continue;
-    f.tier = kind == 1 ? precision::fp16 : (kind == 2 ? precision::q8 : precision::q4);
-    f.slot_count = static_cast<std::uint8_t>(kind == 1 ? 1 : (kind == 2 ? 2 : 4));
+    constexpr precision tiers[] = {precision::fp16, precision::fp16, precision::q8, precision::q4, precision::q3};
+    f.tier = tiers[kind];
+    f.slot_count = static_cast<std::uint8_t>(slots_per_frame(f.tier));
     for (int i = 0; i < f.slot_count; ++i) {
       f.blocks[static_cast<std::size_t>(i)] = {static_cast<sequence_id>(rng() % 50), i,
                                                static_cast<std::uint16_t>(rng() % 17),
@@ -233,7 +265,7 @@ TEST(BlockMapRender, ColourMatchesARealEngineSnapshot) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&map));
   ASSERT_TRUE(map.layout().detailed());
   const QImage shot = map.grab().toImage();
-  std::array<int, 4> checked{};  // per tier
+  std::array<int, kv_level_count> checked{};  // per tier
   for (std::size_t f = 0; f < snapshot->pool->frames.frames.size(); ++f) {
     const frame_info& fr = snapshot->pool->frames.frames[f];
     for (int s = 0; s < fr.slot_count; ++s) {

@@ -154,8 +154,9 @@ TEST(PolicyPanel, FieldRangesAreTheOptionTables) {
     EXPECT_EQ(panel.spinBox(field)->maximum(), spec->max) << flag;
     EXPECT_EQ(panel.slider(field)->maximum(), static_cast<int>(std::lround(spec->max * 1000))) << flag;
   }
-  EXPECT_EQ(panel.minLevelBox()->count(), 4);
+  EXPECT_EQ(panel.minLevelBox()->count(), static_cast<int>(kv_level_count));
   EXPECT_EQ(panel.maxLevelBox()->itemText(3), QStringLiteral("q4"));
+  EXPECT_EQ(panel.maxLevelBox()->itemText(4), QStringLiteral("q3"));
 }
 
 TEST(MainWindow, RunShortcutsPostCommands) {

@@ -65,6 +65,21 @@ TEST(PolicyFamilyFile, WritesTheFamilyAndItsParametersOnly) {
       << json;
 }
 
+// kvscope's q3 keys are written only when set, and read back.
+TEST(PolicyFamilyFile, TheQ3KeysRoundTrip) {
+  policy_config age;
+  age.family = policy_family::age;
+  age.q3_age_tokens = 4096;
+  const std::string toml = serialize_policy_config(age, config_format::toml);
+  EXPECT_NE(toml.find("q4_age_tokens = 2048\nq3_age_tokens = 4096\n"), std::string::npos) << toml;
+  EXPECT_EQ(*parse_policy_config(toml, config_format::toml, "cfg"), age);
+  const auto ewma = parse_policy_config("{\"max_level\": \"q3\", \"q3_threshold\": 0.98}", config_format::json, "cfg");
+  ASSERT_TRUE(ewma.has_value()) << ewma.error();
+  EXPECT_EQ(ewma->q3_threshold, 0.98f);
+  EXPECT_EQ(*parse_policy_config(serialize_policy_config(*ewma, config_format::json), config_format::json, "cfg"),
+            *ewma);
+}
+
 TEST(PolicyFamilyFile, AcceptsTheIssuesSpellingAndKeysInAnyOrder) {
   const auto c = parse_policy_config("recent_tokens = 8\nfamily = \"sinks+recent\"\n", config_format::toml, "cfg");
   ASSERT_TRUE(c.has_value()) << c.error();
@@ -95,6 +110,12 @@ INSTANTIATE_TEST_SUITE_P(
                  "cfg:2: 'family': unknown family 'lru' (expected ewma, static, age or sinks_recent)"},
         bad_case{"family_not_string", config_format::toml, "family = 2\n",
                  "cfg:1: 'family' must be a string, got integer"},
+        bad_case{"q3_age_not_age", config_format::toml, "family = \"static\"\nq3_age_tokens = 5000\n",
+                 "cfg:2: 'q3_age_tokens' is a parameter of the age family, not of static"},
+        bad_case{"q3_threshold_below_q4", config_format::toml, "max_level = \"q3\"\nq3_threshold = 0.5\n",
+                 "cfg: invalid kv-cache policy configuration: q3_threshold must be >= q4_threshold"},
+        bad_case{"q3_threshold_not_number", config_format::toml, "q3_threshold = \"high\"\n",
+                 "cfg:1: 'q3_threshold' must be a number, got string"},
         bad_case{"age_m_below_n", config_format::toml,
                  "family = \"age\"\nq8_age_tokens = 300\nq4_age_tokens = 200\n",
                  "cfg: invalid kv-cache policy configuration: q4_age_tokens must be >= q8_age_tokens"},
@@ -109,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"negative_tokens", config_format::json, "{\"family\": \"sinks_recent\", \"recent_tokens\": -1}",
                  "cfg:1: 'recent_tokens' must be a whole number in [0, 2147483648], got -1"},
         bad_case{"unknown_fixed_level", config_format::toml, "family = \"static\"\nfixed_level = \"int4\"\n",
-                 "cfg:2: 'fixed_level': unknown level 'int4' (expected fp16, q8, fp8 or q4)"}),
+                 "cfg:2: 'fixed_level': unknown level 'int4' (expected fp16, q8, fp8, q4 or q3)"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace

@@ -139,7 +139,7 @@ INSTANTIATE_TEST_SUITE_P(
         malformed_case{"toml_unknown_key", config_format::toml,
                        "q8_threshold = 0.8\n\n[extra]\nx = 1\n", "cfg:3: unknown key 'extra'"},
         malformed_case{"unknown_level", config_format::json, "{\"max_level\": \"int4\"}",
-                       "cfg:1: 'max_level': unknown level 'int4' (expected fp16, q8, fp8 or q4)"},
+                       "cfg:1: 'max_level': unknown level 'int4' (expected fp16, q8, fp8, q4 or q3)"},
         malformed_case{"out_of_range", config_format::toml, "ewma_alpha = 1.5\n",
                        "cfg: invalid kv-cache policy configuration: ewma_alpha must be in [0.0, "
                        "1.0]"},

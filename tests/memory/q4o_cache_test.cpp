@@ -92,20 +92,8 @@ TEST(Q4oCache, MigratedBlocksReadBackAsTheKernelsStoreThem) {
 }
 
 // Relative attention error of one sequence of 96 tokens written straight into q4 blocks.
-double written_into_q4(const paged_cache_config& config, std::vector<float>* keys_read = nullptr) {
-  const synthetic_kv data{.seed = 8};
-  paged_cache cache(config);
-  const sequence_id s = cache.create_sequence();
-  EXPECT_TRUE(cache.append_blocks(s, precision::q4, 6));
-  EXPECT_TRUE(write_synthetic(cache, data, s, 11, 0, 96));
-  if (keys_read) {  // position by position through read(), to compare with read_block
-    std::vector<float> k(cache.shape().head_values()), v(k.size());
-    for (std::uint32_t pos = 0; pos < 96; ++pos) {
-      EXPECT_TRUE(cache.read(s, 1, pos, k, v));
-      keys_read->insert(keys_read->end(), k.begin(), k.end());
-    }
-  }
-  return measure_attention_error(cache, data, {s, 11})->relative();
+double written_into_q4(const paged_cache_config& config) {
+  return test::written_sequence(config, precision::q4).attention_error();
 }
 
 // Tokens written one by one into q4o blocks keep their outlier channels: each write re-quantizes
@@ -124,20 +112,8 @@ TEST(Q4oCache, TokensWrittenIntoQ4oBlocksKeepTheirOutliers) {
 
 // read() restores a token's outliers as read_block() does for the block.
 TEST(Q4oCache, ReadAndReadBlockAgree) {
-  std::vector<float> by_position;
-  written_into_q4(q4o_cache_config(64), &by_position);
-  const synthetic_kv data{.seed = 8};
-  paged_cache cache(q4o_cache_config(64));
-  const sequence_id s = cache.create_sequence();
-  ASSERT_TRUE(cache.append_blocks(s, precision::q4, 6));
-  ASSERT_TRUE(write_synthetic(cache, data, s, 11, 0, 96));
-  const std::size_t hv = cache.shape().head_values();
-  std::vector<float> k(16 * hv), v(16 * hv), by_block;
-  for (std::uint32_t b = 0; b < 6; ++b) {
-    ASSERT_EQ(*cache.read_block(s, b, 1, k, v), 16u);
-    by_block.insert(by_block.end(), k.begin(), k.end());
-  }
-  EXPECT_EQ(by_block, by_position);
+  test::written_sequence w(q4o_cache_config(64), precision::q4);
+  EXPECT_EQ(w.keys(true), w.keys(false));
 }
 
 TEST(Q4oCache, ExposureFactorsFollowTheFormat) {

@@ -94,7 +94,7 @@ struct tiered_cache {
   synthetic_kv data{.seed = 8};
   std::vector<sequence_stream> streams;
   tiered_cache() {
-    for (precision p : all_precisions) {
+    for (precision p : group_levels) {
       const sequence_id s = cache.create_sequence();
       for (int b = 0; b < 6; ++b) EXPECT_TRUE(cache.append_block(s, p));
       EXPECT_TRUE(write_synthetic(cache, data, s, 100 + static_cast<std::uint64_t>(s), 0, 90));
@@ -107,7 +107,7 @@ TEST(Quality, CacheErrorMatchesTheKernels) {
   tiered_cache t;
   const auto cache_err = measure_cache_error(t.cache, t.data, t.streams);
   const auto kernel_err = measure_kernel_error(t.data, t.cache.shape(), 90, 100);
-  for (precision p : all_precisions) {
+  for (precision p : group_levels) {
     EXPECT_EQ(cache_err[ordinal(p)].values, 90u * t.cache.shape().values_per_token());
     EXPECT_NEAR(cache_err[ordinal(p)].relative(), kernel_err[ordinal(p)].relative(),
                 0.25 * kernel_err[ordinal(p)].relative())
@@ -123,7 +123,7 @@ TEST(Quality, CacheErrorMatchesTheKernels) {
 TEST(Quality, AttentionErrorPerTier) {
   tiered_cache t;
   std::array<double, 4> rel{};
-  for (precision p : all_precisions) {
+  for (precision p : group_levels) {
     const auto e = measure_attention_error(t.cache, t.data, t.streams[ordinal(p)]);
     ASSERT_TRUE(e);
     EXPECT_EQ(e->values, t.cache.shape().layers * t.cache.shape().head_values());
@@ -140,7 +140,7 @@ TEST(Quality, AttentionErrorPerTier) {
 // The kernel-only measure stores and reads each block as the paged cache does: the same bits.
 TEST(Quality, FormatAttentionErrorMatchesThePagedCache) {
   tiered_cache t;
-  for (precision p : all_precisions) {
+  for (precision p : group_levels) {
     const sequence_stream s = t.streams[ordinal(p)];
     const auto paged = measure_attention_error(t.cache, t.data, s);
     ASSERT_TRUE(paged);

@@ -61,6 +61,31 @@ TEST(BlockLevel, AgeGoesToQ8ThenQ4) {
   EXPECT_EQ(levels(p, precision::fp16, {100, 16, 32}, 7), "fp16 fp16 fp16 fp16 fp16 fp16 fp16");
 }
 
+// q3_age_tokens (Q) adds q3 for blocks at least Q old, ahead of q4's span; unset, the spans are
+// the two they always were.
+TEST(BlockLevel, AgeGoesToQ3WithItsKey) {
+  policy_config p;
+  p.family = policy_family::age;
+  p.q8_age_tokens = 64;
+  p.q4_age_tokens = 128;
+  EXPECT_EQ(cold_spans(p, precision::fp16, extent).count, 2u);
+  p.q3_age_tokens = 160;
+  // Ages 184 168 | 152 136 | 120 104 88 72 | 56 40 24 8 -8.
+  EXPECT_EQ(levels(p, precision::fp16, extent, 13), "q3 q3 q4 q4 q8 q8 q8 q8 fp16 fp16 fp16 fp16 fp16");
+  const auto spans = cold_spans(p, precision::fp16, extent);
+  ASSERT_EQ(spans.count, 3u);
+  EXPECT_EQ(spans.span[0].level, precision::q3);
+  EXPECT_EQ(spans.span[1].begin, spans.span[0].end);
+  // Q = M: every block old enough for q4 is q3.
+  p.q3_age_tokens = 128;
+  EXPECT_EQ(levels(p, precision::fp16, extent, 13), "q3 q3 q3 q3 q8 q8 q8 q8 fp16 fp16 fp16 fp16 fp16");
+  policy_config without = p;
+  without.q3_age_tokens.reset();
+  EXPECT_FALSE(same_block_rule(p, without));
+  p.q3_age_tokens = 100;
+  EXPECT_EQ(validate(p), "q3_age_tokens must be >= q4_age_tokens");
+}
+
 TEST(BlockLevel, SinksAndRecentStayFp16) {
   policy_config p;
   p.family = policy_family::sinks_recent;

@@ -36,7 +36,11 @@ TEST(PolicyConfig, DefaultsAndPresets) {
   auto fp16_only = d;
   fp16_only.max_level = precision::fp16;
   EXPECT_EQ(*policy_preset("fp16_only"), fp16_only);
-  const policy_config aggressive{0.50f, 0.80f, 0.05f, 0.30f, precision::q8, precision::q4};
+  policy_config aggressive;
+  aggressive.q8_threshold = 0.50f;
+  aggressive.q4_threshold = 0.80f;
+  aggressive.ewma_alpha = 0.30f;
+  aggressive.min_level = precision::q8;
   EXPECT_EQ(*policy_preset("aggressive"), aggressive);
   EXPECT_FALSE(policy_preset("nope").has_value());
   for (auto name : policy_preset_names()) EXPECT_FALSE(validate(*policy_preset(name)));

@@ -81,7 +81,7 @@ TEST(Kernels, Avx2MatchesScalarBitForBit) {
   if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
   for (std::size_t groups : {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 23, 31, 33, 40, 1000}) {
     const auto src = tricky_groups(groups, static_cast<unsigned>(groups));
-    for (precision p : all_precisions) {
+    for (precision p : group_levels) {
       const quantized_data a = run_quantize(scalar_kernels(), p, src);
       const quantized_data b = run_quantize(*avx2, p, src);
       ASSERT_EQ(a.payload, b.payload) << tag(p) << " payload, " << groups << " groups";
@@ -104,7 +104,7 @@ TEST(Kernels, Avx2DequantizesIntoEveryAlignment) {
   if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
   for (std::size_t groups : {1, 2, 3, 8}) {
     const auto src = tricky_groups(groups, static_cast<unsigned>(100 + groups));
-    for (precision p : all_precisions) {
+    for (precision p : group_levels) {
       const quantized_data q = run_quantize(scalar_kernels(), p, src);
       const auto want = run_dequantize(scalar_kernels(), p, q, groups);
       for (std::size_t offset = 0; offset < 16; ++offset) {
@@ -142,7 +142,7 @@ TEST(Kernels, Avx2MatchesScalarOnRandomBytes) {
       h = static_cast<fp16_bits>(half(rng));
     } while ((h & 0x7C00) == 0x7C00);  // finite inputs only (the kernels' precondition)
   }
-  for (precision p : all_precisions) {
+  for (precision p : group_levels) {
     const quantized_data a = run_quantize(scalar_kernels(), p, src);
     const quantized_data b = run_quantize(*avx2, p, src);
     EXPECT_EQ(a.payload, b.payload) << tag(p);
@@ -202,7 +202,7 @@ TEST(Kernels, RoundTripErrorBounds) {
 
 TEST(Kernels, ZeroGroupsStayZero) {
   const std::vector<fp16_bits> zeros(3 * group_size, 0);
-  for (precision p : all_precisions) {
+  for (precision p : group_levels) {
     const quantized_data q = run_quantize(best_kernels(), p, zeros);
     for (float v : run_dequantize(best_kernels(), p, q, 3)) EXPECT_EQ(v, 0.0f) << tag(p);
   }

@@ -27,7 +27,9 @@ TEST(TierLayout, Llama3BlockBytesAndFactors) {
   EXPECT_EQ(q4.effective_factor, 0.3125);
   for (precision p : all_precisions) {
     EXPECT_EQ(block_layout(p, elements).nominal_factor, nominal_factor(p));
-    EXPECT_EQ(block_layout(p, elements).payload_bytes * slots_per_frame(p), fp16.payload_bytes);
+    // As many as fit: q3's five leave 4 of every 64 bytes of the frame empty.
+    EXPECT_LE(block_layout(p, elements).payload_bytes * slots_per_frame(p), fp16.payload_bytes);
+    EXPECT_GT(block_layout(p, elements).payload_bytes * (slots_per_frame(p) + 1), fp16.payload_bytes);
   }
 }
 

@@ -12,8 +12,9 @@ namespace {
 Theme makeTheme(bool dark) {
   Theme t;
   t.dark = dark;
+  // q3 takes a dark red beyond q4's vermillion: the further along the ramp, the more compact.
   t.level = {QColor(0x00, 0x72, 0xB2), QColor(0x00, 0x9E, 0x73), QColor(0xE6, 0x9F, 0x00),
-             QColor(0xD5, 0x5E, 0x00)};
+             QColor(0xD5, 0x5E, 0x00), QColor(0x9E, 0x1B, 0x32)};
   if (dark) {
     t.level[0] = QColor(0x3A, 0x9A, 0xE0);  // lifted so fp16 stays readable on dark grey
     t.window = QColor(0x2B, 0x2D, 0x31);
@@ -44,7 +45,7 @@ Theme makeTheme(bool dark) {
     t.ewmaLine = QColor(0x10, 0x10, 0x10);
     t.bandFill = QColor(0x60, 0x60, 0x60, 45);
   }
-  for (std::size_t i = 0; i < 4; ++i) t.levelTint[i] = mix(t.base, t.level[i], dark ? 0.15 : 0.13);
+  for (std::size_t i = 0; i < kv_level_count; ++i) t.levelTint[i] = mix(t.base, t.level[i], dark ? 0.15 : 0.13);
   return t;
 }
 

@@ -24,8 +24,8 @@ struct Theme {
   QColor freeFrame;    // a frame nobody uses
   QColor cachedBlock;  // freed block kept for prefix-cache hits
   QColor mapBackground;
-  std::array<QColor, 4> level;      // indexed by ordinal(precision)
-  std::array<QColor, 4> levelTint;  // faint version for plot backgrounds
+  std::array<QColor, kv_level_count> level;      // indexed by ordinal(precision)
+  std::array<QColor, kv_level_count> levelTint;  // faint version for plot backgrounds
   QColor scales;                    // quantization scale bytes
   QColor usageLine, ewmaLine, bandFill;
 

@@ -187,7 +187,7 @@ void BlockTablePanel::refresh() {
   }
   std::set<std::uint32_t> frames;
   int sharedCount = 0;
-  std::array<int, 4> perTier{};
+  std::array<int, kv_level_count> perTier{};
   for (const block_location& b : seq->block_table) {
     frames.insert(b.frame);
     sharedCount += b.shared;

@@ -87,7 +87,7 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   qualityNote_ = new QLabel;
   qualityNote_->setWordWrap(true);
   qualityNote_->setVisible(false);
-  quality->addWidget(qualityNote_, 6, 0, 1, 5);
+  quality->addWidget(qualityNote_, static_cast<int>(kv_level_count) + 2, 0, 1, 5);
   outer->addLayout(quality);
   outer->addStretch();
 }
@@ -207,7 +207,7 @@ void StatsPanel::setSnapshot(const SnapshotPtr& snapshot) {
   const auto fmt = [](double v) {
     return std::isfinite(v) ? QString::number(v, 'f', 4) : QStringLiteral("—");
   };
-  for (std::size_t i = 0; i < 4; ++i) {
+  for (std::size_t i = 0; i < kv_level_count; ++i) {
     rmse_[i]->setText(fmt(m.quant_rel_rmse[i]));
     attention_[i]->setText(fmt(m.attention_rel_l2[i]));
     runRmse_[i]->setText(fmt(sum ? sum->quant_rel_rmse[i] : NAN));

@@ -39,7 +39,7 @@ class StatsPanel : public QWidget {
 
   QWidget* form_ = nullptr;
   std::vector<std::pair<QString, LiveLabel*>> values_;
-  std::array<LiveLabel*, 4> rmse_{}, attention_{}, runRmse_{}, runAttention_{};
+  std::array<LiveLabel*, kv_level_count> rmse_{}, attention_{}, runRmse_{}, runAttention_{};
   QLabel* qualityNote_ = nullptr;
   QLabel* rejection_ = nullptr;
   std::deque<std::pair<double, std::uint32_t>> recentDecode_;  // (sim time, tokens) for the rate

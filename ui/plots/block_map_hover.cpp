@@ -27,7 +27,8 @@ QString splitName(const frame_info& f) {
   switch (f.slot_count) {
     case 1: return QObject::tr("one fp16 block");
     case 2: return QObject::tr("two 8-bit blocks");
-    default: return QObject::tr("four 4-bit blocks");
+    case 4: return QObject::tr("four 4-bit blocks");
+    default: return QObject::tr("%1 3-bit blocks").arg(f.slot_count);
   }
 }
 
@@ -40,7 +41,7 @@ QString BlockMapWidget::describeAt(QPoint pos) const {
   const std::uint32_t bs = snapshot_->pool->frames.block_size;
   if (t.lastFrame > t.frame) {
     int used = 0, freeCount = 0;
-    std::array<int, 4> blocks{};
+    std::array<int, kv_level_count> blocks{};
     for (int f = t.frame; f <= t.lastFrame; ++f) {
       const frame_info& fr = frames[static_cast<std::size_t>(f)];
       if (fr.is_free()) { ++freeCount; continue; }
@@ -50,13 +51,13 @@ QString BlockMapWidget::describeAt(QPoint pos) const {
       }
     }
     return tr("Frames %1–%2 (%3 frames share this pixel)\n%4 in use, %5 free\n"
-              "blocks: fp16 %6, q8 %7, fp8 %8, q4 %9")
+              "blocks: fp16 %6, q8 %7, fp8 %8, q4 %9, q3 %10")
         .arg(t.frame).arg(t.lastFrame).arg(t.lastFrame - t.frame + 1).arg(used).arg(freeCount)
-        .arg(blocks[0]).arg(blocks[1]).arg(blocks[2]).arg(blocks[3]);
+        .arg(blocks[0]).arg(blocks[1]).arg(blocks[2]).arg(blocks[3]).arg(blocks[4]);
   }
   const frame_info& f = frames[static_cast<std::size_t>(t.frame)];
   if (f.is_free() && f.slot_count == 1) {
-    return tr("Frame %1: free (room for one fp16 block, two 8-bit or four 4-bit blocks)").arg(t.frame);
+    return tr("Frame %1: free (room for one fp16 block, two 8-bit, four 4-bit or five 3-bit blocks)").arg(t.frame);
   }
   QString text = tr("Frame %1 — %2, holds %3").arg(t.frame).arg(levelName(f.tier))
                      .arg(splitName(f));

@@ -89,6 +89,10 @@ QRect BlockMapLayout::frameRect(int frame) const {
 QRect localSlotRect(int b, int slot, int slotCount) {
   if (slotCount <= 1 || b < 2) return QRect(0, 0, b, b);
   const int seam = b >= 7 ? 1 : 0;
+  if (slotCount > 4) {  // columns: a frame of q3 blocks shows how many it holds
+    const int left = slot * b / slotCount, right = (slot + 1) * b / slotCount;
+    return QRect(left, 0, std::max(1, right - left - (slot + 1 < slotCount ? seam : 0)), b);
+  }
   const int first = (b - seam) / 2;
   const auto span = [&](int half) {
     return half == 0 ? std::pair{0, first} : std::pair{first + seam, b - first - seam};
@@ -112,11 +116,16 @@ QRect BlockMapLayout::slotRect(int frame, int slot, int slotCount) const {
 }
 
 int BlockMapLayout::slotAt(int localX, int localY, int slotCount) const {
+  return localSlotAt(body(), localX, localY, slotCount);
+}
+
+int localSlotAt(int b, int x, int y, int slotCount) {
   if (slotCount <= 1) return 0;
-  const int half = std::max(1, body() / 2);
-  const int sx = localX < half ? 0 : 1;
+  if (slotCount > 4) return std::clamp(x * slotCount / std::max(1, b), 0, slotCount - 1);
+  const int half = std::max(1, b / 2);
+  const int sx = x < half ? 0 : 1;
   if (slotCount == 2) return sx;
-  return (localY < half ? 0 : 2) + sx;
+  return (y < half ? 0 : 2) + sx;
 }
 
 }  // namespace kvscope::ui

@@ -47,7 +47,7 @@ std::uint32_t solidColor(const block_slot& s, precision tier, const BlockMapColo
   return (dim ? c.byTierStateDim : c.byTierState)[static_cast<std::size_t>(i)];
 }
 
-// Channel-wise average of n (1, 2 or 4) pixels without unpacking to floats.
+// Channel-wise average of n (1, 2, 4 or 5) pixels without unpacking to floats.
 std::uint32_t average(const std::uint32_t* px, int n) {
   if (n == 1) return px[0];
   std::uint32_t rb = 0, g = 0;
@@ -55,8 +55,12 @@ std::uint32_t average(const std::uint32_t* px, int n) {
     rb += px[i] & 0xff00ffu;
     g += px[i] & 0x00ff00u;
   }
-  const int shift = n == 2 ? 1 : 2;
-  return 0xff000000u | ((rb >> shift) & 0xff00ffu) | ((g >> shift) & 0x00ff00u);
+  if (n == 2 || n == 4) {  // a shift for the common splits
+    const int shift = n == 2 ? 1 : 2;
+    return 0xff000000u | ((rb >> shift) & 0xff00ffu) | ((g >> shift) & 0x00ff00u);
+  }
+  const auto k = static_cast<std::uint32_t>(n);  // q3's five: sums of 8-bit channels fit their lanes
+  return 0xff000000u | ((rb >> 16) / k) << 16 | (rb & 0xffffu) / k | ((g >> 8) / k) << 8;
 }
 
 }  // namespace
@@ -64,7 +68,7 @@ std::uint32_t average(const std::uint32_t* px, int n) {
 BlockMapColors BlockMapColors::fromTheme(const Theme& t) {
   BlockMapColors c;
   const double dimAmount = 0.68, unfilledAmount = 0.62;
-  for (std::size_t i = 0; i < 4; ++i) {
+  for (std::size_t i = 0; i < kv_level_count; ++i) {
     c.level[i] = rgb(t.level[i]);
     c.levelUnfilled[i] = rgb(mix(t.level[i], t.freeFrame, unfilledAmount));
     c.levelDim[i] = rgb(mix(t.level[i], t.freeFrame, dimAmount));
@@ -82,7 +86,7 @@ BlockMapColors BlockMapColors::fromTheme(const Theme& t) {
   c.sharedMark = t.dark ? 0xff101010u : 0xffffffffu;
   c.followRing = rgb(t.text);
   c.traceLine = rgb(mix(t.text, t.base, 0.45));
-  for (std::size_t tier = 0; tier < 4; ++tier) {
+  for (std::size_t tier = 0; tier < kv_level_count; ++tier) {
     c.byTierState[tier * 4 + 0] = c.byTierStateDim[tier * 4 + 0] = c.freeFrame;
     c.byTierState[tier * 4 + 1] = c.cached;
     c.byTierStateDim[tier * 4 + 1] = c.cachedDim;
@@ -102,8 +106,8 @@ std::uint32_t frameMeanColor(const frame_info& f, const BlockMapColors& c, Block
   if (f.slot_count <= 1) {  // the common case: one fp16 block or a free frame
     return solidColor(f.blocks[0], f.tier, c, mode, highlighting && !(bits & 1u));
   }
-  std::uint32_t px[4];
-  const int n = f.slot_count >= 3 ? 4 : 2;
+  std::uint32_t px[max_slots_per_frame];
+  const int n = f.slot_count;
   for (int s = 0; s < n; ++s) {
     const bool dim = highlighting && !(bits & (1u << s));
     px[s] = solidColor(f.blocks[static_cast<std::size_t>(s)], f.tier, c, mode, dim);
@@ -180,16 +184,15 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     drawRow = [&](int r) {
       const int b = l.body();
       const int first = r * l.cols, last = std::min(n, first + l.cols);
-      const int half = b / 2;  // where localSlotRect splits too (hover and rings agree)
       for (int y = 0; y < b; ++y) {
         std::uint32_t* row = rows[static_cast<std::size_t>(l.rowTop(r) + y)] + l.originX;
         for (int f = first; f < last; ++f) {
           const frame_info& fr = frames[f];
-          const int count = fr.slot_count == 2 ? 2 : (fr.slot_count >= 3 ? 4 : 1);
+          const int count = fr.slot_count;
           const std::uint8_t bits = bitsOf(f);
           std::uint32_t* px = row + (f - first) * l.cell;
           for (int x = 0; x < b; ++x) {
-            const int slot = count == 1 ? 0 : (count == 2 ? (x >= half) : (y >= half) * 2 + (x >= half));
+            const int slot = count == 1 ? 0 : localSlotAt(b, x, y, count);
             px[x] = solidColor(fr.blocks[static_cast<std::size_t>(slot)], fr.tier, c, mode,
                                highlighting && !(bits & (1u << slot)));
           }
@@ -201,8 +204,8 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
     // a dot on blocks shared by several sequences.
     drawRow = [&](int r) {
       const int b = l.body();
-      std::array<std::array<QRect, 4>, 5> slotRects{};
-      for (int count : {1, 2, 4}) {
+      std::array<std::array<QRect, max_slots_per_frame>, max_slots_per_frame + 1> slotRects{};
+      for (int count : {1, 2, 4, 5}) {
         for (int s = 0; s < count; ++s) slotRects[static_cast<std::size_t>(count)][static_cast<std::size_t>(s)] = localSlotRect(b, s, count);
       }
       const double blockSize = std::max<std::uint32_t>(1, map.block_size);
@@ -216,7 +219,7 @@ void render(QImage& image, const frame_map& map, const BlockMapLayout& l, const 
       const int first = r * l.cols, last = std::min(n, first + l.cols);
       for (int f = first; f < last; ++f) {
         const frame_info& fr = frames[f];
-        const int count = fr.slot_count == 2 ? 2 : (fr.slot_count >= 3 ? 4 : 1);
+        const int count = fr.slot_count;
         const int x0 = l.originX + (f - first) * l.cell;
         const std::uint8_t bits = bitsOf(f);
         for (int s = 0; s < count; ++s) {

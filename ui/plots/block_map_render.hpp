@@ -61,19 +61,21 @@ struct BlockMapLayout {
 };
 
 // A slot's rectangle inside a square cell body of side `body`: halves side by side, quarters
-// 2×2, with a one-pixel seam between them once there is room for it.
+// 2×2, q3's fifths as five columns, with a one-pixel seam between them once there is room for it.
 QRect localSlotRect(int body, int slot, int slotCount);
+// The slot of the pixel (x, y) of such a body, as localSlotRect splits it (seams go to a side).
+int localSlotAt(int body, int x, int y, int slotCount);
 
 // The colours as raw pixels, precomputed from a Theme once per theme change.
 struct BlockMapColors {
-  std::array<std::uint32_t, 4> level{}, levelUnfilled{}, levelDim{};
+  std::array<std::uint32_t, kv_level_count> level{}, levelUnfilled{}, levelDim{};
   std::array<std::uint32_t, 64> sequence{}, sequenceUnfilled{}, sequenceDim{};
   std::uint32_t freeFrame = 0, cached = 0, cachedDim = 0, background = 0, sharedMark = 0;
   std::uint32_t followRing = 0;  // the outline of a followed frame's mark
   std::uint32_t traceLine = 0;   // the followed sequence's path where its frames are marked
   // Solid colour by [tier * 4 + state], state = (refcount != 0) * 2 + cached: free, cached,
   // used, used — a lookup instead of branches on the hot path of big maps. Dimmed variant too.
-  std::array<std::uint32_t, 16> byTierState{}, byTierStateDim{};
+  std::array<std::uint32_t, kv_level_count * 4> byTierState{}, byTierStateDim{};
 
   static BlockMapColors fromTheme(const Theme& theme);
 };

@@ -63,7 +63,7 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
   plot_ = new QCustomPlot(this);
   plot_->setObjectName(QStringLiteral("memoryPlot"));
   prepareLivePlot(plot_);
-  const char* names[] = {"fp16", "q8", "fp8", "q4", "scales"};
+  const char* names[] = {"fp16", "q8", "fp8", "q4", "q3", "scales"};
   // Each layer is its cumulative sum filled down to zero with an opaque brush, drawn from the
   // top of the stack down, so each covers the lower part of the one before: the stacked look
   // without channel fills between graphs, which cost several times more to draw.
@@ -129,9 +129,9 @@ QChartView* MemoryPlot::buildDonut() {
   donut_ = new QPieSeries;
   donut_->setHoleSize(0.52);
   donut_->setPieSize(0.9);
-  const char* sliceNames[] = {"fp16", "q8", "fp8", "q4", "scales", "free"};
+  const char* sliceNames[] = {"fp16", "q8", "fp8", "q4", "q3", "scales", "free"};
   for (std::size_t i = 0; i < slices_.size(); ++i) {
-    slices_[i] = donut_->append(QString::fromLatin1(sliceNames[i]), i == 5 ? 1.0 : 0.0);
+    slices_[i] = donut_->append(QString::fromLatin1(sliceNames[i]), i == kv_level_count + 1 ? 1.0 : 0.0);
     slices_[i]->setBorderWidth(0);
   }
   auto* chart = new QChart;
@@ -153,7 +153,7 @@ void MemoryPlot::setTheme(const Theme& t) {
   theme_ = &t;
   applyPlotTheme(plot_, t);
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    const QColor c = i < 4 ? t.level[i] : t.scales;
+    const QColor c = i < kv_level_count ? t.level[i] : t.scales;
     layers_[i]->setPen(QPen(c, 1));
     layers_[i]->setBrush(mix(t.base, c, 0.55));  // opaque: no alpha on big series
   }
@@ -171,7 +171,7 @@ void MemoryPlot::setTheme(const Theme& t) {
                      false, {}});
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     // Darker than the fills they cross, so the outline shows over its own level's area.
-    ghost_->setStyle(i, mix(i < 4 ? t.level[i] : t.scales, t.text, 0.45), tr("what-if %1").arg(layers_[i]->name()), 2);
+    ghost_->setStyle(i, mix(i < kv_level_count ? t.level[i] : t.scales, t.text, 0.45), tr("what-if %1").arg(layers_[i]->name()), 2);
   }
   ghost_->setHaloColor(t.base);
   ghost_->addLegendEntry(entries, 0, tr("what-if"),
@@ -180,7 +180,7 @@ void MemoryPlot::setTheme(const Theme& t) {
   budgetLine_->setPen(QPen(t.text, 1, Qt::DashLine));
   budgetText_->setColor(t.text);
   for (std::size_t i = 0; i < slices_.size(); ++i) {
-    const QColor c = i < 4 ? t.level[i] : (i == 4 ? t.scales : t.freeFrame);
+    const QColor c = i < kv_level_count ? t.level[i] : (i == kv_level_count ? t.scales : t.freeFrame);
     slices_[i]->setColor(c);
     slices_[i]->setBorderColor(t.base);
   }
@@ -203,7 +203,9 @@ std::size_t MemoryPlot::ghostPoints() const { return ghost_->pointCount(); }
 
 double MemoryPlot::stackedTop(const step_metrics& m, std::size_t layer) const {
   double sum = 0;
-  for (std::size_t i = 0; i <= layer; ++i) sum += static_cast<double>(i < 4 ? m.bytes_per_level[i] : m.scale_bytes);
+  for (std::size_t i = 0; i <= layer; ++i) {
+    sum += static_cast<double>(i < kv_level_count ? m.bytes_per_level[i] : m.scale_bytes);
+  }
   return sum / unit_;
 }
 
@@ -226,7 +228,7 @@ void MemoryPlot::requestReplot() {
 void MemoryPlot::appendPoint(const step_metrics& m) {
   double sum = 0;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
-    sum += static_cast<double>(i < 4 ? m.bytes_per_level[i] : m.scale_bytes) / unit_;
+    sum += static_cast<double>(i < kv_level_count ? m.bytes_per_level[i] : m.scale_bytes) / unit_;
     layers_[i]->addData(m.sim_time_s, sum);
   }
   cached_->addData(m.sim_time_s, sum);
@@ -277,10 +279,10 @@ void MemoryPlot::setSnapshot(const SnapshotPtr& snapshot) {
 }
 
 void MemoryPlot::updateDonut(const step_metrics& m, bool exact) {
-  const std::array<double, 6> values{
-      static_cast<double>(m.bytes_per_level[0]), static_cast<double>(m.bytes_per_level[1]),
-      static_cast<double>(m.bytes_per_level[2]), static_cast<double>(m.bytes_per_level[3]),
-      static_cast<double>(m.scale_bytes),        static_cast<double>(m.free_bytes)};
+  std::array<double, kv_level_count + 2> values{};  // the levels, scales, free
+  for (std::size_t l = 0; l < kv_level_count; ++l) values[l] = static_cast<double>(m.bytes_per_level[l]);
+  values[kv_level_count] = static_cast<double>(m.scale_bytes);
+  values[kv_level_count + 1] = static_cast<double>(m.free_bytes);
   // Redrawing the chart is a fifth of a window refresh; while the engine runs, skip changes
   // smaller than 0.2 % of the ring (under a pixel of arc at the size it is shown). A paused
   // run always shows its exact numbers.

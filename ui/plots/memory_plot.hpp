@@ -75,7 +75,7 @@ class MemoryPlot : public QWidget {
 
   QCustomPlot* plot_ = nullptr;
   ColorLegend* legend_ = nullptr;  // instead of the plot's own while live (exports put it back)
-  std::array<QCPGraph*, 5> layers_{};  // fp16, q8, fp8, q4, scales — cumulative
+  std::array<QCPGraph*, kv_level_count + 1> layers_{};  // fp16, q8, fp8, q4, q3, scales — cumulative
   QCPGraph* inUse_ = nullptr;   // the stack's top less the cached prefix blocks: a line
   QCPGraph* cached_ = nullptr;  // the stack's top, filled down to inUse_
   std::unique_ptr<GhostGraphs> ghost_;  // the same five, of a what-if run
@@ -83,7 +83,7 @@ class MemoryPlot : public QWidget {
   QCPItemText* budgetText_ = nullptr;
   QChartView* donutView_ = nullptr;
   QPieSeries* donut_ = nullptr;
-  std::array<QPieSlice*, 6> slices_{};  // fp16, q8, fp8, q4, scales, free
+  std::array<QPieSlice*, kv_level_count + 2> slices_{};  // fp16, q8, fp8, q4, q3, scales, free
   LiveLabel* summary_ = nullptr;
   QTimer* replotTimer_ = nullptr;
   const Theme* theme_ = &lightTheme();

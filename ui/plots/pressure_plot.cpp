@@ -170,7 +170,8 @@ void PressurePlot::setTheme(const Theme& t) {
   legend_->setEntries({{t.level[0], QStringLiteral("fp16"), tr("no compression"), false, {}},
                        {t.level[1], QStringLiteral("q8"), tr("cold blocks 8-bit"), false, {}},
                        {t.level[2], QStringLiteral("fp8"), tr("cold blocks fp8 (only by clamping)"), false, {}},
-                       {t.level[3], QStringLiteral("q4"), tr("cold blocks 4-bit"), false, {}}});
+                       {t.level[3], QStringLiteral("q4"), tr("cold blocks 4-bit"), false, {}},
+                       {t.level[4], QStringLiteral("q3"), tr("cold blocks 3-bit (only with a q3 threshold)"), false, {}}});
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -286,7 +286,9 @@ void MainWindow::applyTheme() {
     entries = {{t.level[0], tr("fp16 block"), tr("One block per frame, full precision"), false, {}},
                {t.level[1], tr("q8"), tr("8-bit integers + fp16 scale per 32 values; 2 per frame"), false, {}},
                {t.level[2], tr("fp8"), tr("8-bit floats (e4m3); 2 per frame"), false, {}},
-               {t.level[3], tr("q4"), tr("4-bit integers + scale per 32 values; 4 per frame"), false, {}}};
+               {t.level[3], tr("q4"), tr("4-bit integers + scale per 32 values; 4 per frame"), false, {}},
+               {t.level[4], tr("q3"), tr("3-bit rotated codes + scale per head vector, key outliers at int8; 5 per frame "
+                                         "(kvscope's own level)"), false, {}}};
   } else {
     entries = {{t.sequenceColor(0), tr("one colour per sequence"), tr("Blocks coloured by the sequence that owns them"), false, {}}};
   }

@@ -145,8 +145,8 @@ void add_bench_quality_command(CLI::App& bench, int& exit_code) {
       ->check(CLI::IsMember({"q4", "q4o"}))
       ->default_val(o->q4_format);
   cmd->add_flag("--q3", o->q3,
-                "Add the 3-bit format q3 (rotated 3-bit codes, the outlier key channels at int8; not "
-                "yet a cache level) to the table of every level and both q4 formats, on the kernels");
+                "Add the 3-bit format q3 (rotated 3-bit codes, the outlier key channels at int8; the "
+                "level below q4) to the table of every level and both q4 formats, on the kernels");
   cmd->add_option("--q3-codebook", o->q3_codebook, "q3's codebook: lloyd-max or uniform")
       ->check(CLI::IsMember({"lloyd-max", "uniform"}))
       ->default_val(o->q3_codebook);

@@ -1,5 +1,5 @@
 #pragma once
-// q3: a 3-bit storage format below q4 (not yet a cache level). Each head vector is rotated so its
+// q3: the 3-bit storage format of the level below q4. Each head vector is rotated so its
 // values look Gaussian, then stored as 3-bit codes of a fixed codebook with one fp16 scale a
 // vector; keys also keep q4o's outlier channels at int8 (quant/q4o.hpp), left out of the rotation.
 //

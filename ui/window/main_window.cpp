@@ -138,7 +138,8 @@ void MainWindow::showRunDescription() {
   mapExplain_->setText(tr(
       "Each square is a <b>frame</b>: the memory of one fp16 block of %1 tokens. Under pressure the "
       "policy stores older (“cold”) blocks more compactly, so a frame holds <b>two</b> 8-bit blocks "
-      "(halves) or <b>four</b> 4-bit blocks (quarters). The pale top of a block is room for tokens "
+      "(halves), <b>four</b> 4-bit blocks (quarters) or, at kvscope's own level q3, <b>five</b> 3-bit "
+      "blocks. The pale top of a block is room for tokens "
       "not yet written. Hover for details; <b>click a block</b> to follow its sequence.").arg(run_.options.block_size));
   const QString model = QString::fromStdString(run_.options.model);
   const QString budget = QString::fromStdString(budgetLabel(run_.options));

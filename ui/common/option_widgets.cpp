@@ -7,16 +7,11 @@
 #include <algorithm>
 #include <climits>
 
+#include "common/utf8_text.hpp"
 #include "quant/level.hpp"
 #include "run/option_table.hpp"
 
 namespace kvscope::ui {
-namespace {
-
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
-
-}  // namespace
-
 QString optionToolTip(std::string_view flag) {
   const option_spec* spec = find_option(flag);
   if (!spec) return {};  // cannot happen: callers pass the table's own flags

@@ -5,11 +5,11 @@ namespace {
 
 // A superseded job may still be finishing an engine step or building an engine: the new one
 // should not queue behind it, so the pool has room for a few at once.
-constexpr int maxThreads = 4;
+constexpr int poolThreads = 4;
 
 }  // namespace
 
-JobTracker::JobTracker(QObject* parent) : QObject(parent) { pool_.setMaxThreadCount(maxThreads); }
+JobTracker::JobTracker(QObject* parent) : QObject(parent) { pool_.setMaxThreadCount(poolThreads); }
 
 JobTracker::~JobTracker() {
   if (cancelFlag_) cancelFlag_->store(true);

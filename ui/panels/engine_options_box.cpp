@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "common/utf8_text.hpp"
 #include "memory/model_shape.hpp"
 #include "model/gpu_spec.hpp"
 #include "common/option_widgets.hpp"
@@ -18,12 +19,6 @@
 #include "util/byte_size.hpp"
 
 namespace kvscope::ui {
-namespace {
-
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
-
-}  // namespace
-
 EngineOptionsBox::EngineOptionsBox(QWidget* parent) : QGroupBox(tr("Engine"), parent) {
   auto* form = new QFormLayout(this);
   form->setContentsMargins(6, 4, 6, 4);

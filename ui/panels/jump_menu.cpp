@@ -12,7 +12,7 @@ namespace kvscope::ui {
 namespace {
 
 // Simulated seconds with thousands separated: an hour of trace is "3,412.7 s".
-QString seconds(double s) { return QLocale(QLocale::English).toString(s, 'f', 1); }
+QString simSeconds(double s) { return QLocale(QLocale::English).toString(s, 'f', 1); }
 
 // One kind of many moments: the first few by name, then the next and the previous one from the
 // live view, and a count of the rest.
@@ -43,16 +43,16 @@ void addSeries(QMenu* menu, const QString& title, const std::vector<moment>& all
 QString momentText(const moment& m) {
   switch (m.kind) {
     case moment_kind::peak_pressure:
-      return QObject::tr("peak pressure %1 at %2 s").arg(m.value, 0, 'f', 3).arg(seconds(m.sim_time_s));
+      return QObject::tr("peak pressure %1 at %2 s").arg(m.value, 0, 'f', 3).arg(simSeconds(m.sim_time_s));
     case moment_kind::busiest_minute:
       return QObject::tr("busiest minute: %1–%2 s (%3 running on average)")
-          .arg(seconds(m.sim_time_s), seconds(m.until_s))
+          .arg(simSeconds(m.sim_time_s), simSeconds(m.until_s))
           .arg(m.value, 0, 'f', 1);
     case moment_kind::level_change:
-      return QObject::tr("%1 from %2 s").arg(levelName(m.level), seconds(m.sim_time_s));
+      return QObject::tr("%1 from %2 s").arg(levelName(m.level), simSeconds(m.sim_time_s));
     case moment_kind::preemption:
-      return m.value > 1 ? QObject::tr("preemption at %1 s (%2 sequences)").arg(seconds(m.sim_time_s)).arg(m.value)
-                         : QObject::tr("preemption at %1 s").arg(seconds(m.sim_time_s));
+      return m.value > 1 ? QObject::tr("preemption at %1 s (%2 sequences)").arg(simSeconds(m.sim_time_s)).arg(m.value)
+                         : QObject::tr("preemption at %1 s").arg(simSeconds(m.sim_time_s));
   }
   return {};
 }

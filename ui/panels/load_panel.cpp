@@ -22,6 +22,7 @@
 #include <climits>
 #include <cmath>
 
+#include "common/utf8_text.hpp"
 #include "panels/engine_options_box.hpp"
 #include "load/generator_spec.hpp"
 #include "load/open_load.hpp"
@@ -29,8 +30,6 @@
 
 namespace kvscope::ui {
 namespace {
-
-QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 QDoubleSpinBox* doubleBox(double lo, double hi, int decimals, double value, const QString& tip) {
   auto* b = new QDoubleSpinBox;

@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 
+#include "common/utf8_text.hpp"
 #include "outcome/request_miss.hpp"
 #include "outcome/requests_csv.hpp"
 #include "util/text_file.hpp"
@@ -29,8 +30,6 @@ enum Column {
 constexpr int columns = fixed_columns + static_cast<int>(latency_part_columns.size());
 static_assert(missedBecause == RequestTableModel::missedColumn && fixed_columns == RequestTableModel::firstPartColumn);
 constexpr std::uint8_t metSlo = miss_cause_count;  // RequestTableModel::causes_ of a request that met it
-
-QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // "wait_kv_memory_s" -> "wait kv memory (ms)"
 QString partHeader(std::string_view key) {
@@ -82,7 +81,7 @@ int RequestTableModel::columnCount(const QModelIndex& parent) const { return par
 QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
   if (index.isValid() && index.column() == missedBecause && role == Qt::ToolTipRole) {
     const auto cause = missCause(index.row());
-    return cause ? tr("%1 (%2): the cause that cost it most time").arg(text(describe(*cause)), text(key_of(*cause)))
+    return cause ? tr("%1 (%2): the cause that cost it most time").arg(qs(describe(*cause)), qs(key_of(*cause)))
                  : QVariant();
   }
   if (!index.isValid() || !records_ || (role != Qt::DisplayRole && role != sortRole)) {
@@ -109,7 +108,7 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
     case reason: return QString::fromStdString(r.reason);
     case missedBecause: {
       const auto cause = missCause(index.row());
-      return cause ? text(describe(*cause)) : QString();
+      return cause ? qs(describe(*cause)) : QString();
     }
     default: break;
   }
@@ -243,7 +242,7 @@ void RequestTableDialog::fillFilterBox() {
   filterBox_->addItem(tr("met the SLO (%1)").arg(model_->rowCount() - missed), RequestFilterModel::met);
   filterBox_->addItem(tr("missed it (%1)").arg(missed), RequestFilterModel::missed);
   for (std::size_t c = 0; c < miss_cause_count; ++c) {
-    filterBox_->addItem(tr("missed: %1 (%2)").arg(text(describe(static_cast<miss_cause>(c)))).arg(byCause[c]),
+    filterBox_->addItem(tr("missed: %1 (%2)").arg(qs(describe(static_cast<miss_cause>(c)))).arg(byCause[c]),
                         static_cast<int>(c));
   }
   const bool slo = !model_->slo().empty();

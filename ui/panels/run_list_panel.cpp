@@ -18,11 +18,11 @@ namespace {
 
 constexpr int idRole = Qt::UserRole + 1;
 
-QString number(double v, const char* suffix) {
+QString figure(double v, const char* suffix) {
   return std::isnan(v) ? QStringLiteral("—") : QString::number(v, 'g', 3) + QString::fromLatin1(suffix);
 }
 
-QString seconds(double v) { return std::fabs(v) < 1 ? number(v * 1000, " ms") : number(v, " s"); }
+QString seconds(double v) { return std::fabs(v) < 1 ? figure(v * 1000, " ms") : figure(v, " s"); }
 
 QString shortLoad(const QString& load) {
   return load.startsWith(QStringLiteral("gen:")) ? QObject::tr("generated") : QFileInfo(load).fileName();
@@ -89,7 +89,7 @@ void RunListPanel::refresh() {
     const int row = table_->rowCount();
     table_->insertRow(row);
     const auto metric = [&](std::size_t i) { return i < r.headline.size() ? r.headline[i] : NAN; };
-    const QStringList cells = {r.baseline ? tr("★") : QString(), r.name, number(metric(goodput), " req/s"),
+    const QStringList cells = {r.baseline ? tr("★") : QString(), r.name, figure(metric(goodput), " req/s"),
                                seconds(metric(ttft)), r.config, r.model,
                                r.gpu.isEmpty() ? tr("—") : r.gpu, shortLoad(r.load)};
     for (int c = 0; c < cells.size(); ++c) {

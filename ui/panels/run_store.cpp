@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "common/utf8_text.hpp"
 #include "io/session_file.hpp"
 #include "run/summary_compare.hpp"
 #include "common/theme.hpp"
@@ -20,14 +21,12 @@ namespace {
 
 constexpr int indexVersion = 1;
 
-QString text(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
-
 QJsonObject toJson(const StoredRun& r) {
   QJsonObject headline;
   const auto keys = headline_metric_keys();
   for (std::size_t i = 0; i < keys.size() && i < r.headline.size(); ++i) {
     // JSON has no NaN: an unmeasured value is null.
-    headline.insert(text(keys[i]), std::isnan(r.headline[i]) ? QJsonValue() : QJsonValue(r.headline[i]));
+    headline.insert(qs(keys[i]), std::isnan(r.headline[i]) ? QJsonValue() : QJsonValue(r.headline[i]));
   }
   return {{QStringLiteral("id"), r.id},         {QStringLiteral("name"), r.name},
           {QStringLiteral("load"), r.load},     {QStringLiteral("model"), r.model},
@@ -48,7 +47,7 @@ StoredRun fromJson(const QJsonObject& o) {
   r.baseline = o.value(QStringLiteral("baseline")).toBool();
   const QJsonObject headline = o.value(QStringLiteral("headline")).toObject();
   for (std::string_view key : headline_metric_keys()) {
-    const QJsonValue v = headline.value(text(key));
+    const QJsonValue v = headline.value(qs(key));
     r.headline.push_back(v.isDouble() ? v.toDouble() : NAN);
   }
   return r;

@@ -75,7 +75,16 @@ std::string percent(double e) {
   return buf;
 }
 
-void print_point(const fidelity_check& c) {
+// " (calibrated)", naming the model and tp the calibration was fitted on when they are not the
+// point's: then the point reports how the calibration carries over, not an in-sample fit.
+std::string calibrated_text(const fidelity_check& c, const std::optional<calibration>& cal) {
+  if (!c.calibrated || !cal) return "";
+  const auto& p = *c.point;
+  if (cal->model == p.model && std::to_string(cal->tensor_parallel) == p.tp) return " (calibrated)";
+  return " (calibrated on " + cal->model + " tp " + std::to_string(cal->tensor_parallel) + ")";
+}
+
+void print_point(const fidelity_check& c, const std::optional<calibration>& cal) {
   const auto& p = *c.point;
   const auto& r = p.requests;
   std::printf("%s  %s  %s, %s: %zu requests, %s%s\n", p.id.c_str(), p.source.c_str(), p.gpu.c_str(), p.model.c_str(),
@@ -83,7 +92,7 @@ void print_point(const fidelity_check& c) {
               r.max_concurrency ? ("concurrency " + std::to_string(*r.max_concurrency)).c_str()
               : std::isfinite(r.request_rate) ? ("rate " + std::to_string(r.request_rate)).c_str()
                                               : "all at once",
-              c.calibrated ? " (calibrated)" : "");
+              calibrated_text(c, cal).c_str());
   for (const auto& f : fidelity_figures()) {
     const auto i = static_cast<std::size_t>(f.figure);
     if (!std::isfinite(p.measured[i])) continue;
@@ -268,7 +277,7 @@ int run_check(const fidelity_cli_options& o) {
     } catch (const std::exception& e) {  // a load_error or options validate() refused
       return fail_with(o.points + ":" + std::to_string(p->line) + ": point " + p->id + ": " + e.what(), exit_bad_input);
     }
-    print_point(checks.back());
+    print_point(checks.back(), c);
     if (stderr_is_terminal()) {
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       std::fprintf(stderr, "check-fidelity: %zu/%zu %s done in %.1f s\n", checks.size(), report.size(), p->id.c_str(), took.count());

@@ -120,5 +120,29 @@ TEST(CliFidelity, ABadPointsFileExitsTwoNamingLineAndField) {
   EXPECT_EQ(r.out.find("P06 "), std::string::npos) << r.out;
 }
 
+// A calibration applies to every point on its GPU; a point of another model or tp says which it
+// was fitted on, so that it does not read as in sample.
+TEST(CliFidelity, ACalibrationNamesWhatItWasFittedOnWhereThePointDiffers) {
+  temp_dir dir;
+  write_text(dir.file("c.json"),
+             R"({"kvscope_calibration": 1, "model": "llama3-70b", "gpu": "a100-80g", "tensor_parallel": 4,
+                 "compute_efficiency": 0.62, "memory_efficiency": 0.7134, "kv_memory_efficiency": 0.19,
+                 "step_overhead_s": 0.001407, "layer_overhead_s": 5.4e-05, "sequence_overhead_s": 6.5e-05,
+                 "rms_relative_error": 0.05, "evaluations": 1, "independent_figures": 4,
+                 "fitted": ["compute_efficiency", "layer_overhead_s", "kv_memory_efficiency"],
+                 "held_at_defaults": ["sequence_overhead_s", "memory_efficiency", "step_overhead_s"]})");
+  const auto r = run_process({cli_path(), "check-fidelity", "--points", held_out, "--only", "a100-80g",
+                              "--calibration", dir.file("c.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("H04  LambdaLabsML  a100-80g, llama3-70b: 80 requests, all at once (calibrated)\n"),
+            std::string::npos);  // 70B at tp 4: what it was fitted on
+  EXPECT_NE(r.out.find("H06  LambdaLabsML  a100-80g, llama3-70b: 80 requests, all at once (calibrated on "
+                       "llama3-70b tp 4)\n"),
+            std::string::npos);  // tp 8
+  EXPECT_NE(r.out.find("H13  LambdaLabsML  a100-80g, llama3-8b: 80 requests, all at once (calibrated on "
+                       "llama3-70b tp 4)\n"),
+            std::string::npos);  // another model
+}
+
 }  // namespace
 }  // namespace kvscope::test

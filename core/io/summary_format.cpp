@@ -62,9 +62,9 @@ namespace {
 std::optional<std::string> timing_caveat(const run_summary& s, const calibration* c) {
   if (s.gpu.empty() || s.tensor_parallel <= 1 || s.timing != "roofline") return std::nullopt;
   if (c && c->tensor_parallel == s.tensor_parallel) return std::nullopt;
-  return "tensor parallel: the step-time factors were fitted on single-GPU servers; against real vLLM servers "
-         "at tp 2-8 (held out, docs/timing-model.md) these latencies came out low and the throughput high, "
-         "more so as tp grows: calibrate on your server";
+  return "tensor parallel: the step-time factors were fitted on single-GPU servers (the all-reduces are vLLM's, "
+         "measured); against real vLLM servers at tp 2-8 (held out, docs/timing-model.md) TTFT came out low, and "
+         "at tp 4-8 the throughput high: calibrate on your server";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "model/all_reduce.hpp"
 #include "model/tensor_parallel.hpp"
 
 namespace kvscope {
@@ -109,11 +110,11 @@ step_time roofline::estimate(const step_work& work) const noexcept {
   t.compute_s = matmul_compute + attention_compute;
   t.memory_s = weight_read + kv_traffic + t.elementwise_s;
   if (config_.tp > 1) {
-    // After attention and after the MLP each GPU holds a partial sum of the hidden states; a ring
-    // all-reduce sends and receives 2 (tp - 1) / tp of the tensor on each GPU's link.
+    // After attention and after the MLP each GPU holds a partial sum of the hidden states: two
+    // all-reduces a layer, each a latency and the bytes vLLM's algorithm moves (all_reduce.hpp).
     const double tensor = static_cast<double>(m.hidden_size) * tokens * m.dtype_bytes;
     const double all_reduces = 2.0 * static_cast<double>(m.num_hidden_layers);
-    t.comm_s = all_reduces * tensor * 2.0 * (tp - 1.0) / tp / gpu.link_bandwidth_bytes_per_s;
+    t.comm_s = all_reduces * all_reduce_seconds(tensor, config_.tp, gpu.link_bandwidth_bytes_per_s);
   }
   // A step with tokens runs every layer; one with only migrations runs no layer kernels.
   const double layers = work.tokens > 0 ? static_cast<double>(m.num_hidden_layers) : 0.0;

@@ -173,12 +173,22 @@ bool block_manager::allocate_slots(sequence_id seq, std::uint32_t total_tokens) 
 std::uint32_t block_manager::quiet_tokens(sequence_id seq) const {
   // allocate_slots does nothing while the blocks hold the tokens (need <= have) and no block
   // fills up to be registered: min(tokens / bs, blocks) > registered needs tokens >= (registered
-  // + 1) x bs once tokens <= blocks x bs.
+  // + 1) x bs once tokens <= blocks x bs. A block only this request could look up is held, not
+  // indexed, and nothing asks whether it is held before the sequence ends: its registration
+  // waits for the next allocation or for end(), which catches up first. That halves the calls
+  // on the decode path (one a block instead of two: the block fills, then the next begins).
   const tracked& t = at(seq);
   const std::uint64_t bs = cache_.block_size();
   std::uint64_t quiet = std::uint64_t{t.blocks} * bs;
-  if (prefix_caching_) quiet = std::min(quiet, (std::uint64_t{t.registered_blocks} + 1) * bs - 1);
+  if (prefix_caching_ && !registration_can_wait(t)) {
+    quiet = std::min(quiet, (std::uint64_t{t.registered_blocks} + 1) * bs - 1);
+  }
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(quiet, UINT32_MAX));
+}
+
+bool block_manager::registration_can_wait(const tracked& t) const {
+  // Every block from registered_blocks on is held: its hash is the request's own.
+  return t.hold_unique && t.registered_blocks >= first_unique_block(t);
 }
 
 void block_manager::end_sequence(sequence_id seq) { end(seq, false); }
@@ -188,6 +198,8 @@ void block_manager::finish_sequence(sequence_id seq) { end(seq, true); }
 void block_manager::end(sequence_id seq, bool finished) {
   tracked& t = at(seq);
   const sequence_id cid = t.cache_id;
+  // The blocks that filled since the last allocation (quiet_tokens let their registration wait).
+  register_full_blocks(t, *cache_.length(cid));
   const auto table = *cache_.block_table(cid);
   table_copy_.assign(table.begin(), table.end());
   if (finished) {

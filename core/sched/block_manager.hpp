@@ -88,6 +88,8 @@ class block_manager final : public kv_cache_manager {
   // The first block index whose block_hash(t, index) is unique to the request (past its prefix
   // hashes); every later one is unique too.
   std::uint64_t first_unique_block(const tracked& t) const;
+  // Whether blocks that fill up may be registered later (quiet_tokens): all of them are held.
+  bool registration_can_wait(const tracked& t) const;
   void end(sequence_id seq, bool finished);
   bool evict_one();
   // Offers blocks that filled up to the prefix cache; the check for "none did" stays inline, as

@@ -33,8 +33,9 @@ class kv_cache_manager {
 
   // Tokens `seq` may hold with allocate_slots having nothing to do: until the next
   // allocate_slots, begin_sequence or end_sequence for `seq`, allocate_slots(seq, n) with
-  // n <= this returns true and changes nothing, so a caller may skip it (the scheduler does, on
-  // all but about one decode token in block_size). 0 promises nothing.
+  // n <= this returns true and changes nothing a caller can see (at most bookkeeping that the
+  // next allocate_slots or end_sequence catches up on), so a caller may skip it (the scheduler
+  // does, on all but about one decode token in block_size). 0 promises nothing.
   virtual std::uint32_t quiet_tokens(sequence_id) const { return 0; }
 
   // The memory's own index of `seq` from begin_sequence until end_sequence (the paged cache's

@@ -149,31 +149,55 @@ TEST(PagedKvCache, UniqueBlocksAreFindableOnlyForARequestThatMayComeBack) {
   EXPECT_EQ(cache.audit(), "");
 }
 
-// The scheduler skips allocate_slots within quiet_tokens: up to it nothing may change, and the
-// next token must need work (a new block, or registering the block it fills).
+// The scheduler skips allocate_slots within quiet_tokens: up to it nothing a caller sees may
+// change, and the next token must need work (a new block, or registering the block it fills).
 TEST(PagedKvCache, QuietTokensEndWhereAllocateSlotsHasWorkAgain) {
   for (const bool prefix : {false, true}) {
-    SCOPED_TRACE(prefix ? "prefix caching" : "no prefix caching");
-    paged_cache cache(tiny_cache(1ull << 20));
-    block_manager kv(cache, prefix);
-    const request r = make_request(0, 40);  // 3 blocks of 16, the last one partial
-    (void)kv.begin_sequence(0, r, r.prompt_tokens);
-    ASSERT_TRUE(kv.allocate_slots(0, r.prompt_tokens));
-    ASSERT_TRUE(cache.advance(kv.cache_id(0), r.prompt_tokens).has_value());
-    const std::uint32_t quiet = kv.quiet_tokens(0);
-    // With prefix caching the 48th token fills block 2, which is then registered.
-    EXPECT_EQ(quiet, prefix ? 47u : 48u);
-    const auto blocks = [&] { return cache.pool().usage().tiers[ordinal(precision::fp16)].blocks; };
-    const auto before = blocks();
-    ASSERT_TRUE(kv.allocate_slots(0, quiet));
-    EXPECT_EQ(blocks(), before);
-    EXPECT_EQ(kv.quiet_tokens(0), quiet);
-    ASSERT_TRUE(kv.allocate_slots(0, quiet + 1));
-    EXPECT_GT(kv.quiet_tokens(0), quiet);
-    EXPECT_EQ(blocks(), prefix ? before : before + 1);
-    kv.finish_sequence(0);
-    EXPECT_EQ(cache.audit(), "");
+    for (const bool came_back : {false, true}) {
+      if (came_back && !prefix) continue;
+      SCOPED_TRACE(std::string(prefix ? "prefix caching" : "no prefix caching") + (came_back ? ", came back" : ""));
+      paged_cache cache(tiny_cache(1ull << 20));
+      block_manager kv(cache, prefix);
+      const request r = make_request(0, 40);  // 3 blocks of 16, the last one partial
+      if (came_back) {  // preempted once: its blocks are registered as they fill, findable
+        (void)kv.begin_sequence(0, r, r.prompt_tokens);
+        ASSERT_TRUE(kv.allocate_slots(0, r.prompt_tokens));
+        kv.end_sequence(0);
+      }
+      (void)kv.begin_sequence(0, r, r.prompt_tokens);
+      ASSERT_TRUE(kv.allocate_slots(0, r.prompt_tokens));
+      ASSERT_TRUE(cache.advance(kv.cache_id(0), r.prompt_tokens).has_value());
+      const std::uint32_t quiet = kv.quiet_tokens(0);
+      // A block only this request could look up is registered when the next one is allocated (or
+      // the sequence ends); one another request could find is registered as the 48th token fills it.
+      EXPECT_EQ(quiet, came_back ? 47u : 48u);
+      const auto fp16 = [&] { return cache.pool().usage().tiers[ordinal(precision::fp16)]; };
+      const auto before = fp16().blocks;
+      ASSERT_TRUE(kv.allocate_slots(0, quiet));
+      EXPECT_EQ(fp16().blocks, before);
+      EXPECT_EQ(kv.quiet_tokens(0), quiet);
+      ASSERT_TRUE(kv.allocate_slots(0, quiet + 1));
+      EXPECT_GT(kv.quiet_tokens(0), quiet);
+      EXPECT_EQ(fp16().blocks, came_back ? before : before + 1);
+      EXPECT_EQ(cache.audit(), "");
+    }
   }
+}
+
+// A request that finishes right as its last block fills, with that block's registration still
+// waiting (quiet_tokens): finishing registers it first, so it stays cached as every full block does.
+TEST(PagedKvCache, FinishingRegistersTheBlockThatJustFilled) {
+  paged_cache cache(tiny_cache(1ull << 20));
+  block_manager kv(cache, true);
+  const request r = make_request(0, 40);
+  (void)kv.begin_sequence(0, r, r.prompt_tokens);
+  ASSERT_TRUE(kv.allocate_slots(0, r.prompt_tokens));
+  ASSERT_TRUE(cache.advance(kv.cache_id(0), r.prompt_tokens).has_value());
+  ASSERT_EQ(kv.quiet_tokens(0), 48u);
+  ASSERT_TRUE(cache.advance(kv.cache_id(0), 8).has_value());  // tokens 41..48 fill block 2
+  kv.finish_sequence(0);
+  EXPECT_EQ(cache.pool().usage().tiers[ordinal(precision::fp16)].cached_blocks, 3u);
+  EXPECT_EQ(cache.audit(), "");
 }
 
 }  // namespace

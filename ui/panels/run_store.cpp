@@ -63,6 +63,7 @@ QString compactConfig(const policy_config& c) {
                      .arg(double{c.q4_threshold}, 0, 'g', 3)
                      .arg(double{c.hysteresis}, 0, 'g', 3)
                      .arg(double{c.ewma_alpha}, 0, 'g', 3);
+  if (c.q3_threshold) text += QObject::tr(" · q3 %1").arg(double{*c.q3_threshold}, 0, 'g', 3);
   if (c.min_level != precision::fp16 || c.max_level != precision::q4) {
     text += QStringLiteral(" · %1…%2").arg(levelName(c.min_level),
                                            levelName(c.max_level));

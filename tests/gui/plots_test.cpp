@@ -7,7 +7,9 @@
 #include <cmath>
 #include <memory>
 
+#include "common/live_label.hpp"
 #include "run/metrics_history.hpp"
+#include "run/snapshot.hpp"
 #include "plots/memory_plot.hpp"
 #include "plots/pressure_plot.hpp"
 #include "common/qcustomplot_include.hpp"
@@ -60,6 +62,37 @@ TEST(Plots, GraphsStayBoundedOverALongRunAndEndAtTheNewestStep) {
   memory.clearHistory();
   EXPECT_EQ(pressure.customPlot()->graph(0)->dataCount(), 0);
   EXPECT_EQ(memory.customPlot()->graph(0)->dataCount(), 0);
+}
+
+// At 200 % on a 768-pixel screen the memory panel is about 320 × 236: its summary takes its
+// short form (the whole in its tooltip) rather than cover the plot's axis, and the whole
+// sentence comes back where there is room for it.
+TEST(Plots, TheMemorySummaryNeverCoversThePlot) {
+  MemoryPlot memory;
+  auto snapshot = std::make_shared<engine_snapshot>();
+  snapshot->budget_bytes = 16ull << 20;
+  snapshot->latest.bytes_per_level = {8ull << 20, 4ull << 20, 0, 2ull << 20, 0};
+  snapshot->latest.scale_bytes = 1ull << 20;
+  snapshot->latest.cached_bytes = 1ull << 19;
+  const LiveLabel* summary = memory.findChild<LiveLabel*>();
+  ASSERT_NE(summary, nullptr);
+  const auto showAt = [&](int width, int height) {
+    memory.resize(width, height);
+    memory.show();
+    memory.setSnapshot(snapshot);
+    QApplication::processEvents();
+  };
+  showAt(320, 236);
+  EXPECT_FALSE(memory.summaryText().contains(QStringLiteral("The same blocks in fp16"))) << memory.summaryText().toStdString();
+  EXPECT_TRUE(summary->toolTip().contains(QStringLiteral("The same blocks in fp16")));
+  EXPECT_FALSE(summary->isVisible() && summary->geometry().intersects(memory.customPlot()->geometry()))
+      << "summary " << summary->geometry().y() << "+" << summary->height() << ", plot ends at "
+      << memory.customPlot()->geometry().bottom();
+  showAt(700, 460);
+  EXPECT_TRUE(summary->isVisible());
+  EXPECT_TRUE(memory.summaryText().contains(QStringLiteral("The same blocks in fp16")));
+  EXPECT_TRUE(summary->toolTip().isEmpty());
+  EXPECT_FALSE(summary->geometry().intersects(memory.customPlot()->geometry()));
 }
 
 // The captions once `policy` is drawn on a plot of 700 × 320, shown and laid out.

@@ -275,7 +275,7 @@ const std::vector<option_spec>& table() {
       {"q3-threshold", "", option_kind::real, "", 0, 1, 1,
        "Policy: EWMA pressure at which cold blocks go to q3, kvscope's 3-bit level (0 = off; at least "
        "the q4 threshold, with --max-level q3; the reference runtime stops at q4)",
-       in_simulate, false, nullptr,
+       in_simulate | in_gui, false, nullptr,
        [](const engine_options& o) -> option_value { return double(o.policy.q3_threshold.value_or(0.0f)); },
        [](engine_options& o, const option_value& v) {
          const auto threshold = static_cast<float>(std::get<double>(v));
@@ -297,7 +297,7 @@ const std::vector<option_spec>& table() {
        in_simulate | in_gui, false, nullptr, KV_COUNT(policy.q4_age_tokens)},
       {"q3-age-tokens", "", option_kind::count, "tokens", 0, 1u << 31, 1,
        "Policy (age): blocks this old go to q3, kvscope's 3-bit level (0 = off; at least --q4-age-tokens)",
-       in_simulate, false, nullptr,
+       in_simulate | in_gui, false, nullptr,
        [](const engine_options& o) -> option_value { return std::uint64_t{o.policy.q3_age_tokens.value_or(0)}; },
        [](engine_options& o, const option_value& v) {
          const auto tokens = static_cast<std::uint32_t>(std::get<std::uint64_t>(v));

@@ -13,6 +13,7 @@ std::span<const std::string_view> headline_metric_keys() {
       "latency.tpot_s.p50",   "latency.tpot_s.p99",        "attention_error_exposure",
       "level_transitions",    "preemptions",               "peak_bytes_per_level.fp16",
       "peak_bytes_per_level.q8", "peak_bytes_per_level.fp8", "peak_bytes_per_level.q4",
+      "peak_bytes_per_level.q3",
   };
   return keys;
 }

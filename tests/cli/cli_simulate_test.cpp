@@ -34,7 +34,10 @@ TEST(CliSimulate, SummaryJsonHasTheDocumentedKeys) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["requests_total"], 150);
-  EXPECT_EQ(j["peak_bytes_per_level"].size(), 4u);
+  // Every level, q3 last (kvscope's own level: 0 bytes unless a policy asks for it).
+  EXPECT_EQ(j["peak_bytes_per_level"].size(), 5u);
+  EXPECT_EQ(j["peak_bytes_per_level"]["q3"], 0);
+  EXPECT_TRUE(j["quality"]["q3"]["quant_rel_rmse"].is_null());
   EXPECT_TRUE(j["quality"]["fp16"]["quant_rel_rmse"].is_number());
 }
 

@@ -38,6 +38,7 @@ TEST(FamilyBox, EachFamilyShowsItsOwnParameters) {
   choose(f->familyBox(), "age");
   EXPECT_TRUE(f->q8AgeBox()->isVisible());
   EXPECT_TRUE(f->q4AgeBox()->isVisible());
+  EXPECT_TRUE(f->q3AgeBox()->isVisible());
   EXPECT_FALSE(f->sinkBox()->isVisible());
   EXPECT_FALSE(panel.slider(PolicyPanel::q8Threshold)->isEnabled());  // kept, not used
   EXPECT_FALSE(panel.minLevelBox()->isEnabled());
@@ -47,6 +48,7 @@ TEST(FamilyBox, EachFamilyShowsItsOwnParameters) {
   EXPECT_TRUE(f->sinkBox()->isVisible());
   EXPECT_TRUE(f->recentBox()->isVisible());
   EXPECT_FALSE(f->q8AgeBox()->isVisible());
+  EXPECT_FALSE(f->q3AgeBox()->isVisible());
 
   choose(f->familyBox(), "ewma");
   EXPECT_TRUE(panel.slider(PolicyPanel::q8Threshold)->isEnabled());
@@ -66,6 +68,20 @@ TEST(FamilyBox, EditsEmitValidConfigsOfTheFamily) {
   EXPECT_EQ(moved.q4_age_tokens, 3000u);
   EXPECT_EQ(validate(moved), std::nullopt);
   EXPECT_TRUE(panel.note().contains(QStringLiteral("q4 age moved up")));
+
+  // q3 by age: off until set; set below q4 it starts at q4; q4 moved past it carries it.
+  EXPECT_EQ(f->q3AgeBox()->text(), QStringLiteral("off"));
+  EXPECT_FALSE(moved.q3_age_tokens);
+  f->q3AgeBox()->setValue(100);
+  EXPECT_EQ(changed.back().at(0).value<policy_config>().q3_age_tokens, 3000u);
+  f->q3AgeBox()->setValue(5000);
+  f->q4AgeBox()->setValue(6000);
+  const auto q3 = changed.back().at(0).value<policy_config>();
+  EXPECT_EQ(q3.q3_age_tokens, 6000u);
+  EXPECT_EQ(validate(q3), std::nullopt);
+  EXPECT_TRUE(panel.note().contains(QStringLiteral("q3 age moved up with q4")));
+  f->q3AgeBox()->setValue(0);
+  EXPECT_FALSE(changed.back().at(0).value<policy_config>().q3_age_tokens);
 
   choose(f->familyBox(), "static");
   choose(f->fixedLevelBox(), "q4");

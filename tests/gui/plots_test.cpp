@@ -7,7 +7,9 @@
 #include <cmath>
 #include <memory>
 
+#include "common/live_label.hpp"
 #include "run/metrics_history.hpp"
+#include "run/snapshot.hpp"
 #include "plots/memory_plot.hpp"
 #include "plots/pressure_plot.hpp"
 #include "common/qcustomplot_include.hpp"
@@ -62,6 +64,48 @@ TEST(Plots, GraphsStayBoundedOverALongRunAndEndAtTheNewestStep) {
   EXPECT_EQ(memory.customPlot()->graph(0)->dataCount(), 0);
 }
 
+// At 200 % on a 768-pixel screen the memory panel is about 320 × 236: its summary takes its
+// short form (the whole in its tooltip) rather than cover the plot's axis, and the whole
+// sentence comes back where there is room for it.
+TEST(Plots, TheMemorySummaryNeverCoversThePlot) {
+  MemoryPlot memory;
+  auto snapshot = std::make_shared<engine_snapshot>();
+  snapshot->budget_bytes = 16ull << 20;
+  snapshot->latest.bytes_per_level = {8ull << 20, 4ull << 20, 0, 2ull << 20, 0};
+  snapshot->latest.scale_bytes = 1ull << 20;
+  snapshot->latest.cached_bytes = 1ull << 19;
+  const LiveLabel* summary = memory.findChild<LiveLabel*>();
+  ASSERT_NE(summary, nullptr);
+  const auto showAt = [&](int width, int height) {
+    memory.resize(width, height);
+    memory.show();
+    memory.setSnapshot(snapshot);
+    QApplication::processEvents();
+  };
+  showAt(320, 236);
+  EXPECT_FALSE(memory.summaryText().contains(QStringLiteral("The same blocks in fp16"))) << memory.summaryText().toStdString();
+  EXPECT_TRUE(summary->toolTip().contains(QStringLiteral("The same blocks in fp16")));
+  EXPECT_FALSE(summary->isVisible() && summary->geometry().intersects(memory.customPlot()->geometry()))
+      << "summary " << summary->geometry().y() << "+" << summary->height() << ", plot ends at "
+      << memory.customPlot()->geometry().bottom();
+  showAt(700, 460);
+  EXPECT_TRUE(summary->isVisible());
+  EXPECT_TRUE(memory.summaryText().contains(QStringLiteral("The same blocks in fp16")));
+  EXPECT_TRUE(summary->toolTip().isEmpty());
+  EXPECT_FALSE(summary->geometry().intersects(memory.customPlot()->geometry()));
+}
+
+// The captions once `policy` is drawn on a plot of 700 × 320, shown and laid out.
+QList<QPair<double, QString>> captionsFor(PressurePlot& pressure, const policy_config& policy) {
+  if (!pressure.isVisible()) {
+    pressure.resize(700, 320);
+    pressure.show();
+  }
+  pressure.setPolicy(policy);
+  pressure.customPlot()->replot();
+  return pressure.thresholdCaptions();
+}
+
 // A policy flapping for minutes: 2,000 level changes must not become a blob. At the whole-run
 // zoom, changes closer than a marker merge into one marker with their count (every change
 // counted once), its tooltip says how many went which way, and zooming in splits them again.
@@ -69,27 +113,48 @@ TEST(Plots, GraphsStayBoundedOverALongRunAndEndAtTheNewestStep) {
 // on a short plot the q8 caption gives way to the q4 one, and a family without thresholds has none.
 TEST(Plots, ThresholdCaptionsSitBesideThePlot) {
   PressurePlot pressure;
-  pressure.resize(700, 320);
-  pressure.show();
   policy_config policy;
   policy.q8_threshold = 0.8f;
   policy.q4_threshold = 0.95f;
-  pressure.setPolicy(policy);
-  pressure.customPlot()->replot();
+  const auto captions = captionsFor(pressure, policy);
   EXPECT_TRUE(pressure.customPlot()->yAxis2->visible());
-  const auto captions = pressure.thresholdCaptions();
   ASSERT_EQ(captions.size(), 2);
   EXPECT_NEAR(captions[0].first, 0.8, 1e-6);
   EXPECT_EQ(captions[0].second, QStringLiteral("q8 ≥ 0.80"));
   EXPECT_EQ(captions[1].second, QStringLiteral("q4 ≥ 0.95"));
   policy.q8_threshold = 0.94f;  // a pixel or two below q4's: no room for both captions
-  pressure.setPolicy(policy);
-  pressure.customPlot()->replot();
-  ASSERT_EQ(pressure.thresholdCaptions().size(), 1);
-  EXPECT_EQ(pressure.thresholdCaptions()[0].second, QStringLiteral("q4 ≥ 0.95"));
+  const auto crowded = captionsFor(pressure, policy);
+  ASSERT_EQ(crowded.size(), 1);
+  EXPECT_EQ(crowded[0].second, QStringLiteral("q4 ≥ 0.95"));
   policy.family = policy_family::fixed;
   pressure.setPolicy(policy);
   EXPECT_TRUE(pressure.thresholdCaptions().isEmpty());
+}
+
+// A q3 threshold gets its line, band and caption above q4's; without one there is none, and a
+// q4 caption too close below q3's gives way to it.
+TEST(Plots, Q3ThresholdIsDrawnWhenSet) {
+  PressurePlot pressure;
+  policy_config policy;
+  policy.q8_threshold = 0.6f;
+  policy.q4_threshold = 0.75f;
+  EXPECT_EQ(captionsFor(pressure, policy).size(), 2);
+  EXPECT_FALSE(pressure.q3ThresholdShown());
+  policy.max_level = precision::q3;
+  policy.q3_threshold = 0.9f;
+  const auto captions = captionsFor(pressure, policy);
+  EXPECT_TRUE(pressure.q3ThresholdShown());
+  EXPECT_DOUBLE_EQ(pressure.q3LineValue(), double{0.9f});
+  ASSERT_EQ(captions.size(), 3);
+  EXPECT_EQ(captions[2].second, QStringLiteral("q3 ≥ 0.90"));
+  policy.q4_threshold = 0.89f;  // just below q3: q4's caption gives way to q3's
+  const auto crowded = captionsFor(pressure, policy);
+  ASSERT_EQ(crowded.size(), 2);
+  EXPECT_EQ(crowded[0].second, QStringLiteral("q8 ≥ 0.60"));
+  EXPECT_EQ(crowded[1].second, QStringLiteral("q3 ≥ 0.90"));
+  policy.family = policy_family::fixed;
+  pressure.setPolicy(policy);
+  EXPECT_FALSE(pressure.q3ThresholdShown());
 }
 
 TEST(Plots, CrowdedLevelChangesAreClusteredWithTheirCount) {

@@ -98,18 +98,22 @@ TEST(PolicyPanel, OnlyValidConfigsLeaveThePanel) {
   QSignalSpy changed(&panel, &PolicyPanel::policyChanged);
   std::mt19937 rng(5);
   for (int i = 0; i < 400; ++i) {
-    const int what = static_cast<int>(rng() % 6);
-    if (what < 4) {
+    const int what = static_cast<int>(rng() % (PolicyPanel::fieldCount + 2));
+    if (what < PolicyPanel::fieldCount) {
       panel.slider(static_cast<PolicyPanel::Field>(what))->setValue(static_cast<int>(rng() % 1001));
     } else {
-      (what == 4 ? panel.minLevelBox() : panel.maxLevelBox())->setCurrentIndex(static_cast<int>(rng() % 4));
+      (what == PolicyPanel::fieldCount ? panel.minLevelBox() : panel.maxLevelBox())
+          ->setCurrentIndex(static_cast<int>(rng() % kv_level_count));
     }
   }
   ASSERT_GT(changed.count(), 300);
+  bool reachedQ3 = false;
   for (const auto& args : changed) {
     const auto reason = validate(args.front().value<policy_config>());
     EXPECT_FALSE(reason) << *reason;
+    reachedQ3 = reachedQ3 || args.front().value<policy_config>().q3_threshold.has_value();
   }
+  EXPECT_TRUE(reachedQ3) << "the random walk never set a q3 threshold";
 }
 
 TEST(PolicyPanel, PresetsLoadAndEditsMakeItCustom) {
@@ -124,6 +128,46 @@ TEST(PolicyPanel, PresetsLoadAndEditsMakeItCustom) {
   EXPECT_EQ(changed.count(), 1);
   panel.slider(PolicyPanel::hysteresis)->setValue(100);
   EXPECT_EQ(presets->currentText(), QStringLiteral("custom"));
+}
+
+// The q3 threshold is shown with max level q3 and starts off (0); set, it starts no lower than
+// q4; q4 moved above it carries it; a max level short of q3 turns it off and hides it again.
+TEST(PolicyPanel, Q3ThresholdKeepsTheConfigValid) {
+  PolicyPanel panel;
+  QSignalSpy changed(&panel, &PolicyPanel::policyChanged);
+  QDoubleSpinBox* q3 = panel.spinBox(PolicyPanel::q3Threshold);
+  EXPECT_TRUE(q3->isHidden());
+  EXPECT_TRUE(panel.slider(PolicyPanel::q3Threshold)->isHidden());
+  panel.maxLevelBox()->setCurrentIndex(ordinal(precision::q3));
+  EXPECT_FALSE(q3->isHidden());
+  EXPECT_EQ(q3->value(), 0.0);
+  EXPECT_EQ(q3->text(), QStringLiteral("off"));
+  q3->setValue(0.98);
+  EXPECT_EQ(panel.config().q3_threshold, 0.98f);
+  EXPECT_EQ(panel.config().max_level, precision::q3);
+
+  panel.slider(PolicyPanel::q3Threshold)->setValue(500);  // below q4's 0.95: starts at q4
+  EXPECT_EQ(panel.config().q3_threshold, 0.95f);
+  EXPECT_EQ(panel.config().q4_threshold, 0.95f);
+  EXPECT_EQ(panel.config().q8_threshold, policy_config{}.q8_threshold);
+
+  panel.spinBox(PolicyPanel::q4Threshold)->setValue(0.97);
+  EXPECT_EQ(panel.config().q3_threshold, 0.97f);
+  EXPECT_TRUE(panel.note().contains(QStringLiteral("q3 threshold moved up with q4")));
+
+  panel.maxLevelBox()->setCurrentIndex(ordinal(precision::q4));
+  EXPECT_FALSE(panel.config().q3_threshold);
+  EXPECT_EQ(q3->text(), QStringLiteral("off"));
+  EXPECT_TRUE(q3->isHidden());
+  EXPECT_TRUE(panel.note().contains(QStringLiteral("q3 threshold off")));
+
+  q3->setValue(0.99);  // the hidden box set anyway (as a test can): it takes the max level along
+  EXPECT_EQ(panel.config().max_level, precision::q3);
+  EXPECT_TRUE(panel.note().contains(QStringLiteral("needs max_level q3"))) << panel.note().toStdString();
+  for (const auto& args : changed) {
+    const auto reason = validate(args.front().value<policy_config>());
+    EXPECT_FALSE(reason) << *reason;
+  }
 }
 
 TEST(PolicyPanel, SetConfigRefusesInvalidAndDoesNotEmit) {
@@ -146,7 +190,8 @@ TEST(PolicyPanel, FieldRangesAreTheOptionTables) {
   const std::pair<PolicyPanel::Field, const char*> fields[] = {{PolicyPanel::q8Threshold, "q8-threshold"},
                                                                {PolicyPanel::q4Threshold, "q4-threshold"},
                                                                {PolicyPanel::hysteresis, "hysteresis"},
-                                                               {PolicyPanel::ewmaAlpha, "ewma-alpha"}};
+                                                               {PolicyPanel::ewmaAlpha, "ewma-alpha"},
+                                                               {PolicyPanel::q3Threshold, "q3-threshold"}};
   for (const auto& [field, flag] : fields) {
     const option_spec* spec = find_option(flag);
     ASSERT_NE(spec, nullptr) << flag;

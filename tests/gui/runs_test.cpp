@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "gui_test_support.hpp"
 #include "window/comparison_controller.hpp"
 #include "io/session_file.hpp"
@@ -54,6 +56,36 @@ TEST(Runs, StoreKeepsRunsAndTheBaselineAcrossARestart) {
   const auto exported = read_session(dir.file("out.kvscope.json"));
   ASSERT_TRUE(exported);
   EXPECT_EQ(session_to_json(*exported), session_to_json(a));
+}
+
+// An index written before the headline had q3's peak reads it as 0 where the run's config could
+// not reach q3, so its peak memory still compares, and as unknown where it could.
+TEST(Runs, AnIndexWithoutQ3sPeakReadsItFromTheConfig) {
+  test::temp_dir dir;
+  run_description plain = test::smallSession(), q3 = plain;
+  q3.options.policy.family = policy_family::fixed;
+  q3.options.policy.fixed_level = precision::q3;
+  run_summary s{};
+  s.peak_bytes_per_level = {100, 0, 0, 0, 0};
+  QString idPlain, idQ3;
+  {
+    RunStore store(dirOf(dir));
+    idPlain = store.add(plain, s, QStringLiteral("plain"));
+    idQ3 = store.add(q3, s, QStringLiteral("q3"));
+  }
+  const std::string index = dir.file("index.json");
+  std::string text = test::read_text(index);
+  for (auto at = text.find("\"peak_bytes_per_level.q3\""); at != std::string::npos;
+       at = text.find("\"peak_bytes_per_level.q3\"")) {
+    text.erase(at, text.find('\n', at) - at);  // the key's line, as an older kvscope wrote it
+  }
+  test::write_text(index, text);
+  RunStore again(dirOf(dir));
+  const std::size_t q3Peak = headline_metric_keys().size() - 1;
+  ASSERT_EQ(headline_metric_keys()[q3Peak], "peak_bytes_per_level.q3");
+  ASSERT_NE(again.find(idPlain), nullptr);
+  EXPECT_EQ(again.find(idPlain)->headline[q3Peak], 0.0);
+  EXPECT_TRUE(std::isnan(again.find(idQ3)->headline[q3Peak]));
 }
 
 std::unique_ptr<MainWindow> windowOn(const QString& runs, runner** feed) {

@@ -160,8 +160,8 @@ TEST(WhatIf, AFamilyChoiceIsAWhatIfOfThatFamily) {
   expectWhatIfColumn(*window, values);
 }
 
-// The what-if's thresholds are drawn beside its EWMA (and the hysteresis band below each); a
-// what-if of another family has none.
+// The what-if's thresholds are drawn beside its EWMA (and the hysteresis band below each), q3's
+// only when it has one; a what-if of another family has none.
 TEST(WhatIf, ItsThresholdsAreDrawnOnThePressurePlot) {
   runner* feed = nullptr;
   auto window = test::makeWindow(test::smallSession(), &feed);
@@ -176,6 +176,15 @@ TEST(WhatIf, ItsThresholdsAreDrawnOnThePressurePlot) {
   ASSERT_TRUE(drawn.shown());
   EXPECT_EQ(drawn.q8LineValue(), double{whatIf.q8_threshold});
   EXPECT_EQ(drawn.q4BandBottom(), double{whatIf.q4_threshold} - double{whatIf.hysteresis});
+  EXPECT_FALSE(drawn.q3Shown());
+  // A what-if with a q3 threshold draws q3's line too.
+  whatIf.max_level = precision::q3;
+  whatIf.q3_threshold = 0.9f;
+  window->comparison()->whatIf()->propose(whatIf);
+  ASSERT_TRUE(test::waitFor([&] {
+    return ghostShown(*window) && window->comparison()->whatIf()->whatIf()->run.options.policy.q3_threshold;
+  }, std::chrono::seconds(60)));
+  EXPECT_TRUE(drawn.q3Shown());
   whatIf.family = policy_family::fixed;
   window->comparison()->whatIf()->propose(whatIf);
   ASSERT_TRUE(test::waitFor([&] {

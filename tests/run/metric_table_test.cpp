@@ -61,5 +61,45 @@ TEST(MetricTable, SummaryJsonHoldsEveryMetricAtItsPath) {
   EXPECT_TRUE(j["quality"]["q4"]["quant_rel_rmse"].is_null()) << "never measured in accounting mode";
 }
 
+// q3 came after the other columns: the header up to attention_error_exposure is as it was, and
+// q3's columns follow it, so whatever reads the CSV by position still finds its columns.
+TEST(MetricTable, Q3ColumnsComeAfterTheOthers) {
+  const auto header = metrics_csv_header();
+  const std::string before = "step_seconds,kv_bytes_read_fp16,kv_bytes_read_q8,kv_bytes_read_fp8,"
+                             "kv_bytes_read_q4,attention_error_exposure,";
+  const std::string q3 = "bytes_q3,quant_rel_rmse_q3,attention_rel_l2_q3,kv_bytes_read_q3";
+  EXPECT_NE(header.find(before + q3), std::string::npos) << header;
+  EXPECT_TRUE(header.ends_with(q3)) << header;
+  EXPECT_NE(header.find(",bytes_fp16,bytes_q8,bytes_fp8,bytes_q4,scale_bytes,"), std::string::npos) << header;
+  step_metrics m;
+  m.bytes_per_level = {1, 2, 3, 4, 5};
+  m.quant_rel_rmse[ordinal(precision::q3)] = 0.25;
+  m.kv_bytes_read[ordinal(precision::q3)] = 9;
+  EXPECT_TRUE(metrics_csv_row(m).ends_with(",5,0.25,nan,9")) << metrics_csv_row(m);
+}
+
+// A run that stores its cold blocks at q3 says so in the summary: q3's peak bytes and measured
+// error, nested beside the other levels', and the text's peak bytes line.
+TEST(MetricTable, SummaryCarriesQ3) {
+  run_description run;
+  run.load_spec = "gen:rate=30,prompt=lognormal:300:0.6,output=uniform:80:0.5,count=40,seed=3";
+  run.options.model = "tiny";
+  run.options.budget_bytes = 4ull << 20;
+  run.options.payload = payload_mode::data;
+  run.options.quality_every = 7;
+  run.options.policy.family = policy_family::fixed;
+  run.options.policy.fixed_level = precision::q3;
+  const auto summary = run_to_end(run).summary;
+  ASSERT_GT(summary.peak_bytes_per_level[ordinal(precision::q3)], 0u);
+  const auto j = nlohmann::ordered_json::parse(summary_json(summary));
+  std::vector<std::string> levels;
+  for (const auto& [level, bytes] : j["peak_bytes_per_level"].items()) levels.push_back(level);
+  EXPECT_EQ(levels, (std::vector<std::string>{"fp16", "q8", "fp8", "q4", "q3"}));
+  EXPECT_EQ(j["peak_bytes_per_level"]["q3"].get<std::uint64_t>(), summary.peak_bytes_per_level[ordinal(precision::q3)]);
+  EXPECT_GT(j["quality"]["q3"]["quant_rel_rmse"].get<double>(), 0);
+  EXPECT_GT(j["quality"]["q3"]["attention_rel_l2"].get<double>(), 0);
+  EXPECT_NE(summary_text(summary).find(" q3 "), std::string::npos) << summary_text(summary);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -79,8 +79,8 @@ TEST(SummaryCompare, ChangeSummarySaysWhatMovedAndByHowMuch) {
   b.attention_error_exposure = 0.23;  // +15 %
   a.preemptions = 4;
   b.preemptions = 2;
-  a.peak_bytes_per_level = {100, 0, 0, 0};
-  b.peak_bytes_per_level = {60, 20, 0, 0};  // 100 -> 80 bytes: -20 % peak memory
+  a.peak_bytes_per_level = {100, 0, 0, 0, 0};
+  b.peak_bytes_per_level = {50, 20, 0, 0, 10};  // 100 -> 80 bytes, q3's counted: -20 % peak memory
   const auto changes = compare_headlines(headline_values(a), headline_values(b));
   EXPECT_NEAR(changes[0].relative, 0.005, 1e-12);
   EXPECT_FALSE(material(changes[0]));

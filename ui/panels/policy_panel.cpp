@@ -6,9 +6,12 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QStringList>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <iterator>
+#include <optional>
 #include <utility>
 
 #include "panels/family_box.hpp"
@@ -28,16 +31,51 @@ struct FieldInfo {
   const char* label;
 };
 const FieldInfo fieldInfo[] = {
-    {"q8-threshold", "q8 threshold"},
-    {"q4-threshold", "q4 threshold"},
-    {"hysteresis", "hysteresis"},
-    {"ewma-alpha", "EWMA alpha"},
+    {"q8-threshold", "q8 threshold"}, {"q4-threshold", "q4 threshold"}, {"hysteresis", "hysteresis"},
+    {"ewma-alpha", "EWMA alpha"},     {"q3-threshold", "q3 threshold"},
 };
+static_assert(std::size(fieldInfo) == std::size_t{PolicyPanel::fieldCount});
+// Top to bottom: the thresholds in the order the levels come, then the EWMA's own numbers.
+constexpr PolicyPanel::Field rowOrder[] = {PolicyPanel::q8Threshold, PolicyPanel::q4Threshold,
+                                           PolicyPanel::q3Threshold, PolicyPanel::hysteresis,
+                                           PolicyPanel::ewmaAlpha};
 
 // The field's range as kvscope-cli accepts it.
 std::pair<double, double> fieldRange(const FieldInfo& info) {
   const option_spec* spec = find_option(info.flag);
-  return spec ? std::pair{spec->min, spec->max} : std::pair{0.0, 1.0};  // the table has all four
+  return spec ? std::pair{spec->min, spec->max} : std::pair{0.0, 1.0};  // the table has them all
+}
+
+// Keeps q8 <= q4 <= q3 and a q3 threshold's max level at q3 by carrying the fields the user did
+// not move, q3 below q4 excepted (a config the panel emits must validate); says what moved, for
+// the note.
+QString carryAlong(policy_config& c, PolicyPanel::Field moved) {
+  QStringList why;
+  if (moved == PolicyPanel::q8Threshold && c.q4_threshold < c.q8_threshold) {
+    c.q4_threshold = c.q8_threshold;
+    why << QObject::tr("q4 threshold moved up with q8: q4_threshold must be >= q8_threshold.");
+  }
+  if (moved != PolicyPanel::q3Threshold && c.q3_threshold && *c.q3_threshold < c.q4_threshold) {
+    c.q3_threshold = c.q4_threshold;
+    why << QObject::tr("q3 threshold moved up with q4: q3_threshold must be >= q4_threshold.");
+  }
+  if (moved == PolicyPanel::q3Threshold && c.q3_threshold) {
+    // q3 is the extra level: set below q4 it starts at q4, rather than pulling the reference
+    // runtime's thresholds down (one arrow step up from "off" would otherwise zero them).
+    if (*c.q3_threshold < c.q4_threshold) {
+      c.q3_threshold = c.q4_threshold;
+      why << QObject::tr("q3 threshold set to the q4 threshold: q3_threshold must be >= q4_threshold.");
+    }
+    if (c.max_level != precision::q3) {
+      c.max_level = precision::q3;
+      why << QObject::tr("max level moved to q3: a q3 threshold needs max_level q3.");
+    }
+  }
+  if (moved != PolicyPanel::q8Threshold && c.q4_threshold < c.q8_threshold) {
+    c.q8_threshold = c.q4_threshold;
+    why << QObject::tr("q8 threshold moved down with q4: q4_threshold must be >= q8_threshold.");
+  }
+  return why.join(QLatin1Char(' '));
 }
 
 }  // namespace
@@ -64,10 +102,10 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
   family_ = new FamilyBox;
   family_->setObjectName(QStringLiteral("familyBox"));
   grid->addWidget(family_, 1, 0, 1, 3);
-  buildFields(grid, 2);
+  const int levelsRow = buildFields(grid, 2);
   levelsLabel_ = new QLabel(tr("levels"));
-  grid->addWidget(levelsLabel_, 6, 0);
-  grid->addLayout(buildLevels(), 6, 1, 1, 2);
+  grid->addWidget(levelsLabel_, levelsRow, 0);
+  grid->addLayout(buildLevels(), levelsRow, 1, 1, 2);
   grid->setColumnStretch(1, 1);
 
   summary_ = new QLabel;
@@ -88,8 +126,10 @@ PolicyPanel::PolicyPanel(QWidget* parent) : QWidget(parent) {
   showConfig();
 }
 
-void PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
-  for (int f = 0; f < 4; ++f) {
+int PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
+  int row = firstRow;
+  for (const Field field : rowOrder) {
+    const int f = field;
     const QString help = optionToolTip(fieldInfo[f].flag);
     auto* label = new QLabel(tr(fieldInfo[f].label));
     label->setToolTip(help);
@@ -108,20 +148,21 @@ void PolicyPanel::buildFields(QGridLayout* grid, int firstRow) {
     // applied on Enter or when the box loses focus (arrows and a focused wheel apply at once).
     spin->setKeyboardTracking(false);
     spin->setToolTip(help);
+    if (field == q3Threshold) spin->setSpecialValueText(tr("off"));  // 0: q3 stays off
     slider->setObjectName(QStringLiteral("slider%1").arg(f));
     spin->setObjectName(QStringLiteral("spin%1").arg(f));
     sliders_[static_cast<std::size_t>(f)] = slider;
     spins_[static_cast<std::size_t>(f)] = spin;
     fieldLabels_[static_cast<std::size_t>(f)] = label;
-    grid->addWidget(label, firstRow + f, 0);
-    grid->addWidget(slider, firstRow + f, 1);
-    grid->addWidget(spin, firstRow + f, 2);
-    const auto field = static_cast<Field>(f);
+    grid->addWidget(label, row, 0);
+    grid->addWidget(slider, row, 1);
+    grid->addWidget(spin, row, 2);
+    ++row;
     connect(slider, &QSlider::valueChanged, this,
             [this, field](int v) { onValue(field, v / static_cast<double>(sliderSteps)); });
     connect(spin, &QDoubleSpinBox::valueChanged, this, [this, field](double v) { onValue(field, v); });
   }
-
+  return row;
 }
 
 QLayout* PolicyPanel::buildLevels() {
@@ -148,6 +189,7 @@ float PolicyPanel::fieldValue(Field f) const {
     case q4Threshold: return config_.q4_threshold;
     case hysteresis: return config_.hysteresis;
     case ewmaAlpha: return config_.ewma_alpha;
+    case q3Threshold: return config_.q3_threshold.value_or(0.0f);
   }
   return 0;
 }
@@ -158,12 +200,13 @@ void PolicyPanel::setFieldValue(policy_config& c, Field f, float v) const {
     case q4Threshold: c.q4_threshold = v; break;
     case hysteresis: c.hysteresis = v; break;
     case ewmaAlpha: c.ewma_alpha = v; break;
+    case q3Threshold: c.q3_threshold = v == 0.0f ? std::nullopt : std::optional<float>(v); break;  // 0: off
   }
 }
 
 void PolicyPanel::showConfig() {
   updating_ = true;
-  for (int f = 0; f < 4; ++f) {
+  for (int f = 0; f < fieldCount; ++f) {
     const double v = fieldValue(static_cast<Field>(f));
     const QSignalBlocker b1(sliders_[static_cast<std::size_t>(f)]), b2(spins_[static_cast<std::size_t>(f)]);
     sliders_[static_cast<std::size_t>(f)]->setValue(static_cast<int>(std::lround(v * sliderSteps)));
@@ -183,7 +226,7 @@ void PolicyPanel::showConfig() {
   family_->showConfig(config_);
   // The other families keep the controller's six fields but do not use them (docs/policy.md).
   const bool controller = config_.family == policy_family::ewma;
-  for (std::size_t f = 0; f < 4; ++f) {
+  for (std::size_t f = 0; f < fieldCount; ++f) {
     for (QWidget* w : {static_cast<QWidget*>(fieldLabels_[f]), static_cast<QWidget*>(sliders_[f]),
                        static_cast<QWidget*>(spins_[f])}) {
       w->setEnabled(controller);
@@ -193,20 +236,36 @@ void PolicyPanel::showConfig() {
                      static_cast<QWidget*>(maxBox_)}) {
     w->setEnabled(controller);
   }
-  if (!controller) {
+  // q3's threshold only where it can apply, with max level q3: the side column of a laptop
+  // screen has no row to spare for a control most configs cannot use.
+  const bool q3Row = config_.max_level == precision::q3;
+  for (QWidget* w : {static_cast<QWidget*>(fieldLabels_[q3Threshold]), static_cast<QWidget*>(sliders_[q3Threshold]),
+                     static_cast<QWidget*>(spins_[q3Threshold])}) {
+    w->setVisible(q3Row);
+  }
+  showSummary();
+  updating_ = false;
+}
+
+void PolicyPanel::showSummary() {
+  if (config_.family != policy_family::ewma) {
     summary_->setText(tr("%1 (the controller's thresholds are kept but not used).")
                           .arg(QString::fromStdString(describe(config_))));
-    updating_ = false;
     return;
   }
   const double q8 = config_.q8_threshold, q4 = config_.q4_threshold, h = config_.hysteresis;
-  summary_->setText(tr("q8 when the EWMA ≥ %1 (back below %2), q4 when ≥ %3 (back below %4); "
-                       "levels %5…%6.")
-                        .arg(q8, 0, 'f', 3).arg(std::max(0.0, q8 - h), 0, 'f', 3)
-                        .arg(q4, 0, 'f', 3).arg(std::max(0.0, q4 - h), 0, 'f', 3)
-                        .arg(levelName(config_.min_level),
-                             levelName(config_.max_level)));
-  updating_ = false;
+  QString text = tr("q8 when the EWMA ≥ %1 (back below %2), q4 when ≥ %3 (back below %4)")
+                     .arg(q8, 0, 'f', 3).arg(std::max(0.0, q8 - h), 0, 'f', 3)
+                     .arg(q4, 0, 'f', 3).arg(std::max(0.0, q4 - h), 0, 'f', 3);
+  if (config_.q3_threshold) {
+    const double q3 = *config_.q3_threshold;
+    text += tr(", q3 when ≥ %1 (back below %2)").arg(q3, 0, 'f', 3).arg(std::max(0.0, q3 - h), 0, 'f', 3);
+  }
+  text += tr("; levels %1…%2.").arg(levelName(config_.min_level), levelName(config_.max_level));
+  if (config_.max_level == precision::q3 && !config_.q3_threshold && config_.min_level != precision::q3) {
+    text += tr(" q3 needs a q3 threshold.");
+  }
+  summary_->setText(text);
 }
 
 void PolicyPanel::commit(const QString& why) {
@@ -225,14 +284,7 @@ void PolicyPanel::onValue(Field f, double value) {
   if (v == fieldValue(f)) return;
   policy_config next = config_;
   setFieldValue(next, f, v);
-  QString why;
-  if (f == q8Threshold && next.q4_threshold < next.q8_threshold) {
-    next.q4_threshold = next.q8_threshold;
-    why = tr("q4 threshold moved up with q8: q4_threshold must be >= q8_threshold.");
-  } else if (f == q4Threshold && next.q4_threshold < next.q8_threshold) {
-    next.q8_threshold = next.q4_threshold;
-    why = tr("q8 threshold moved down with q4: q4_threshold must be >= q8_threshold.");
-  }
+  const QString why = carryAlong(next, f);
   config_ = next;
   commit(why);
 }
@@ -251,6 +303,11 @@ void PolicyPanel::onLevels(bool minMoved) {
       next.min_level = next.max_level;
       why = tr("min level moved with max: min_level must be <= max_level (less compact).");
     }
+  }
+  if (next.q3_threshold && next.max_level != precision::q3) {
+    next.q3_threshold.reset();
+    why += (why.isEmpty() ? QString() : QStringLiteral(" ")) +
+           tr("q3 threshold off: a q3 threshold needs max_level q3.");
   }
   config_ = next;
   commit(why);

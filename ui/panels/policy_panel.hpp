@@ -1,8 +1,9 @@
 #pragma once
-// The policy's family, the controller's four numbers (slider + spin box each), the level range
-// and the presets. Only
-// valid configs leave the panel: moving q8 above q4 carries q4 along (and back), min above max
-// carries max, and the note under the controls says what moved and why.
+// The policy's family, the controller's numbers (slider + spin box each), the level range and
+// the presets. Only valid configs leave the panel: moving q8 above q4 carries q4 along (and
+// back); q4 above q3 carries q3, and q3 set below q4 starts at q4; a max level short of q3
+// turns the q3 threshold off (its row is shown only with max level q3); min above max carries max. The note under the controls says
+// what moved and why.
 #include <QWidget>
 
 #include <array>
@@ -23,7 +24,9 @@ class FamilyBox;
 class PolicyPanel : public QWidget {
   Q_OBJECT
  public:
-  enum Field { q8Threshold, q4Threshold, hysteresis, ewmaAlpha };
+  // q3Threshold last: the others keep their numbers (and object names). 0 leaves q3 off.
+  enum Field { q8Threshold, q4Threshold, hysteresis, ewmaAlpha, q3Threshold };
+  static constexpr int fieldCount = 5;
 
   explicit PolicyPanel(QWidget* parent = nullptr);
   policy_config config() const { return config_; }
@@ -45,7 +48,7 @@ class PolicyPanel : public QWidget {
   void policyChanged(const kvscope::policy_config& config);
 
  private:
-  void buildFields(QGridLayout* grid, int firstRow);  // the four numbers, a row each
+  int buildFields(QGridLayout* grid, int firstRow);  // the numbers, a row each; the next free row
   QLayout* buildLevels();  // min … max level
   void onValue(Field f, double value);
   void onLevels(bool minMoved);
@@ -56,11 +59,12 @@ class PolicyPanel : public QWidget {
   void showNote(const QString& text);
   float fieldValue(Field f) const;
   void setFieldValue(policy_config& c, Field f, float v) const;
+  void showSummary();
 
   policy_config config_{};
-  std::array<QSlider*, 4> sliders_{};
-  std::array<QDoubleSpinBox*, 4> spins_{};
-  std::array<QLabel*, 4> fieldLabels_{};
+  std::array<QSlider*, fieldCount> sliders_{};
+  std::array<QDoubleSpinBox*, fieldCount> spins_{};
+  std::array<QLabel*, fieldCount> fieldLabels_{};
   QLabel* levelsLabel_ = nullptr;
   FamilyBox* family_ = nullptr;
   QComboBox* minBox_ = nullptr;

@@ -48,6 +48,12 @@ StoredRun fromJson(const QJsonObject& o) {
   const QJsonObject headline = o.value(QStringLiteral("headline")).toObject();
   for (std::string_view key : headline_metric_keys()) {
     const QJsonValue v = headline.value(qs(key));
+    // Stored before the headline had q3's peak: 0 where the config could not reach q3 (every
+    // config that can names q3), so its peak memory still compares; unknown otherwise.
+    if (key == "peak_bytes_per_level.q3" && !headline.contains(qs(key)) && !r.config.contains(QStringLiteral("q3"))) {
+      r.headline.push_back(0);
+      continue;
+    }
     r.headline.push_back(v.isDouble() ? v.toDouble() : NAN);
   }
   return r;
@@ -63,6 +69,7 @@ QString compactConfig(const policy_config& c) {
                      .arg(double{c.q4_threshold}, 0, 'g', 3)
                      .arg(double{c.hysteresis}, 0, 'g', 3)
                      .arg(double{c.ewma_alpha}, 0, 'g', 3);
+  if (c.q3_threshold) text += QObject::tr(" · q3 %1").arg(double{*c.q3_threshold}, 0, 'g', 3);
   if (c.min_level != precision::fp16 || c.max_level != precision::q4) {
     text += QStringLiteral(" · %1…%2").arg(levelName(c.min_level),
                                            levelName(c.max_level));

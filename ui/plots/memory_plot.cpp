@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QPieSeries>
 #include <QPieSlice>
+#include <QTextDocumentFragment>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -20,6 +21,11 @@
 
 namespace kvscope::ui {
 namespace {
+
+// The plot's height where the panel has room, and the least it takes to make room for one
+// line of summary (a panel on a 768-pixel screen at 200 % is about 240 pixels).
+constexpr int plotPreferredHeight = 160;
+constexpr int plotLeastHeight = 110;
 
 constexpr double kib = 1024.0;
 constexpr double mib = 1024.0 * kib;
@@ -35,6 +41,15 @@ QString bytesText(double bytes) {
 
 QString unitName(double unit) {
   return unit == gib ? QObject::tr("GiB") : unit == mib ? QObject::tr("MiB") : QObject::tr("KiB");
+}
+
+// The height rich `text` takes wrapped to `width` in `font`, as a LiveLabel lays it out.
+int wrappedHeight(QTextDocument& document, const QString& text, const QFont& font, int width) {
+  document.setDocumentMargin(0);
+  document.setDefaultFont(font);
+  document.setHtml(text);
+  document.setTextWidth(std::max(1, width));
+  return std::max(QFontMetrics(font).height(), static_cast<int>(std::ceil(document.size().height())));
 }
 
 }  // namespace
@@ -102,7 +117,7 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent) {
     fitAxesToSize(plot_, plot_->yAxis, tr("%1 held").arg(unitName(unit_)), unitName(unit_));
   });
   hideLegend(plot_);
-  plot_->setMinimumHeight(160);
+  plot_->setMinimumHeight(plotLeastHeight);
   auto* left = new QVBoxLayout;
   left->setSpacing(0);
   legend_ = new ColorLegend;
@@ -294,7 +309,10 @@ void MemoryPlot::updateDonut(const step_metrics& m, bool exact) {
   if (exact || moved > 0.002 * total) {
     for (std::size_t i = 0; i < values.size(); ++i) slices_[i]->setValue(values[i]);
   }
-  const MemoryBreakdown b = MemoryBreakdown::of(m);
+  setSummary(MemoryBreakdown::of(m));
+}
+
+void MemoryPlot::setSummary(const MemoryBreakdown& b) {
   // "In use" is what the pressure counts; cached prefix blocks are held but free on demand.
   QString text = b.cached > 0
                      ? tr("<b>In use %1</b>, <b>cached %2</b> (prefix blocks no sequence uses, evicted on "
@@ -303,12 +321,39 @@ void MemoryPlot::updateDonut(const step_metrics& m, bool exact) {
                                 bytesText(b.payload), bytesText(b.scales))
                      : tr("<b>In use %1</b> = blocks %2 + scales %3. ")
                            .arg(bytesText(b.effective), bytesText(b.payload), bytesText(b.scales));
+  // The short form keeps the figures the pressure and the saving are about.
+  QString brief = b.cached > 0 ? tr("<b>In use %1</b>, <b>cached %2</b>").arg(bytesText(b.effective - b.cached), bytesText(b.cached))
+                               : tr("<b>In use %1</b>").arg(bytesText(b.effective));
   if (b.fp16Equivalent > 0) {
     text += tr("The same blocks in fp16 would take %1: <b>%2 % saved</b> vs an all-fp16 cache.")
                 .arg(bytesText(b.fp16Equivalent))
                 .arg(b.saving * 100, 0, 'f', 1);
+    brief += tr(": <b>%1 % saved</b> vs fp16").arg(b.saving * 100, 0, 'f', 1);
   }
-  summary_->setText(text);
+  fullSummary_ = text;
+  briefSummary_ = brief + QLatin1Char('.');
+  fitSummary();
+}
+
+void MemoryPlot::fitSummary() {
+  // A word-wrapped label's height is no part of its layout's least height, so a short panel
+  // (a 768-pixel screen at 200 %) drew the whole sentence over the plot's axis. The whole
+  // sentence where it fits below the plot at its preferred height, else the short form (the
+  // whole one in the tooltip), else, on a panel too short for a line, no summary.
+  const QMargins margins = layout()->contentsMargins();
+  const int width = this->width() - margins.left() - margins.right();
+  const int room = height() - margins.top() - margins.bottom() - layout()->spacing() - legend_->height();
+  const QFont font = summary_->font();
+  const bool whole = room - plotPreferredHeight >= wrappedHeight(measure_, fullSummary_, font, width);
+  const bool brief = whole || room - plotLeastHeight >= wrappedHeight(measure_, briefSummary_, font, width);
+  summary_->setText(whole ? fullSummary_ : briefSummary_);
+  summary_->setToolTip(whole ? QString() : QTextDocumentFragment::fromHtml(fullSummary_).toPlainText());
+  summary_->setVisible(brief);
+}
+
+void MemoryPlot::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitSummary();
 }
 
 QString MemoryPlot::summaryText() const { return summary_->text(); }

@@ -2,6 +2,7 @@
 // Memory per precision level: stacked bytes over time (QCustomPlot) and the current breakdown
 // as a donut (Qt Charts), with the bytes actually used including quantization scales and the
 // saving against holding the same blocks all in fp16.
+#include <QTextDocument>
 #include <QWidget>
 
 #include <array>
@@ -64,6 +65,7 @@ class MemoryPlot : public QWidget {
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   QChartView* buildDonut();  // the breakdown now, beside the plot
@@ -72,6 +74,8 @@ class MemoryPlot : public QWidget {
   void appendPoint(const step_metrics& m);
   double stackedTop(const step_metrics& m, std::size_t layer) const;  // in axis units
   void updateDonut(const step_metrics& m, bool exact);
+  void setSummary(const MemoryBreakdown& b);
+  void fitSummary();  // the whole summary, its short form or none: what fits below the plot
 
   QCustomPlot* plot_ = nullptr;
   ColorLegend* legend_ = nullptr;  // instead of the plot's own while live (exports put it back)
@@ -85,6 +89,8 @@ class MemoryPlot : public QWidget {
   QPieSeries* donut_ = nullptr;
   std::array<QPieSlice*, kv_level_count + 2> slices_{};  // fp16, q8, fp8, q4, q3, scales, free
   LiveLabel* summary_ = nullptr;
+  QString fullSummary_, briefSummary_;
+  QTextDocument measure_;  // lays out the summaries to see which fits
   QTimer* replotTimer_ = nullptr;
   const Theme* theme_ = &lightTheme();
   const metrics_history* history_ = nullptr;

@@ -26,6 +26,19 @@ namespace {
 
 constexpr Qt::PenStyle usageStyle = Qt::DashLine;
 
+// The thresholds, in the order of thresholdLines_: the level each moves to and its line's style.
+constexpr std::size_t thresholdLevel[] = {1, 3, 4};
+constexpr Qt::PenStyle thresholdStyle[] = {Qt::DashLine, Qt::DashDotLine, Qt::DotLine};
+const char* const thresholdName[] = {"q8", "q4", "q3"};
+
+// The controller's thresholds, q8, q4, q3; none for the other families, no q3 unless set.
+std::array<std::optional<double>, 3> thresholdValues(const policy_config& p) {
+  if (p.family != policy_family::ewma) return {};
+  std::optional<double> q3;
+  if (p.q3_threshold) q3 = *p.q3_threshold;
+  return {double{p.q8_threshold}, double{p.q4_threshold}, q3};
+}
+
 }  // namespace
 
 PressurePlot::PressurePlot(QWidget* parent) : QWidget(parent) {
@@ -114,10 +127,8 @@ void PressurePlot::buildPlot() {
   for (QCPGraph* g : {usage_, ewma_}) g->setAdaptiveSampling(true);
   ghost_ = std::make_unique<GhostGraphs>(plot_, 1);
 
-  q8Band_ = makeLevelBand(plot_, QStringLiteral("bands"));
-  q4Band_ = makeLevelBand(plot_, QStringLiteral("bands"));
-  q8Line_ = makeLevelLine(plot_, QStringLiteral("bands"));
-  q4Line_ = makeLevelLine(plot_, QStringLiteral("bands"));
+  for (QCPItemRect*& band : thresholdBands_) band = makeLevelBand(plot_, QStringLiteral("bands"));
+  for (QCPItemLine*& line : thresholdLines_) line = makeLevelLine(plot_, QStringLiteral("bands"));
   whatIfThresholds_ = std::make_unique<WhatIfThresholds>(plot_);
 
   plot_->yAxis->setRange(0, 1.04);
@@ -144,10 +155,11 @@ void PressurePlot::setTheme(const Theme& t) {
   compress_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, t.text, t.level[3], 9));
   relax_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, t.text, t.level[0], 9));
   latest_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(t.accent, 2.5), Qt::NoBrush, 15));
-  for (auto [band, level] : {std::pair{q8Band_, 1}, {q4Band_, 3}}) {
-    QColor fill = t.level[static_cast<std::size_t>(level)];
+  for (std::size_t i = 0; i < thresholdLines_.size(); ++i) {
+    QColor fill = t.level[thresholdLevel[i]];
     fill.setAlpha(t.dark ? 70 : 50);
-    band->setBrush(fill);
+    thresholdBands_[i]->setBrush(fill);
+    thresholdLines_[i]->setPen(QPen(t.level[thresholdLevel[i]], 1, thresholdStyle[i]));
   }
   using Swatch = ColorLegend::Swatch;
   QVector<ColorLegend::Entry> series(
@@ -164,8 +176,6 @@ void PressurePlot::setTheme(const Theme& t) {
   ghost_->addLegendEntry(series, 0, tr("what-if EWMA"),
                          tr("The EWMA of the whole load run again with the what-if config"));
   seriesLegend_->setEntries(series);
-  q8Line_->setPen(QPen(t.level[1], 1, Qt::DashLine));
-  q4Line_->setPen(QPen(t.level[3], 1, Qt::DashDotLine));
   styleCaptionAxis(plot_->yAxis2, t.text, t.mutedText);
   legend_->setEntries({{t.level[0], QStringLiteral("fp16"), tr("no compression"), false, {}},
                        {t.level[1], QStringLiteral("q8"), tr("cold blocks 8-bit"), false, {}},
@@ -176,36 +186,37 @@ void PressurePlot::setTheme(const Theme& t) {
 }
 
 void PressurePlot::placeThresholds() {
-  const double q8 = policy_.q8_threshold, q4 = policy_.q4_threshold, h = policy_.hysteresis;
-  const auto placeLine = [](QCPItemLine* line, double y) {
-    line->start->setCoords(0, y);
-    line->end->setCoords(1, y);
-  };
-  placeLine(q8Line_, q8);
-  placeLine(q4Line_, q4);
-  q8Band_->topLeft->setCoords(0, q8);
-  q8Band_->bottomRight->setCoords(1, std::max(0.0, q8 - h));
-  q4Band_->topLeft->setCoords(0, q4);
-  q4Band_->bottomRight->setCoords(1, std::max(0.0, q4 - h));
-  // The other families have no controller: no thresholds to draw and no EWMA to follow.
-  const bool controller = policy_.family == policy_family::ewma;
-  for (QCPAbstractItem* item : std::initializer_list<QCPAbstractItem*>{q8Line_, q4Line_, q8Band_, q4Band_}) {
-    item->setVisible(controller);
+  const auto at = thresholdValues(policy_);
+  const double h = policy_.hysteresis;
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    // Hidden where there is no such threshold: the other families, or q3 left off.
+    thresholdLines_[i]->setVisible(at[i].has_value());
+    thresholdBands_[i]->setVisible(at[i].has_value());
+    if (!at[i]) continue;
+    thresholdLines_[i]->start->setCoords(0, *at[i]);
+    thresholdLines_[i]->end->setCoords(1, *at[i]);
+    thresholdBands_[i]->topLeft->setCoords(0, *at[i]);
+    thresholdBands_[i]->bottomRight->setCoords(1, std::max(0.0, *at[i] - h));
   }
-  ewma_->setVisible(controller);
+  // The other families have no controller: no EWMA to follow.
+  ewma_->setVisible(policy_.family == policy_family::ewma);
   placeCaptions();
 }
 
 void PressurePlot::placeCaptions() {
-  // In pixels, not pressure units: on a short plot the q8 caption gives way to the q4 one.
+  // In pixels, not pressure units: on a short plot a caption gives way to the one above it
+  // (q8's to q4's, q4's to q3's), the more compact level's.
   captions_->clear();
-  if (policy_.family != policy_family::ewma) return;
-  const double q8 = policy_.q8_threshold, q4 = policy_.q4_threshold;
+  const auto at = thresholdValues(policy_);
   const double height = plot_->axisRect()->height();
   const double px = height > 0 ? height / plot_->yAxis->range().size() : 0;
   const double text = QFontMetrics(plot_->yAxis2->tickLabelFont()).height();
-  if (height <= 0 || (q4 - q8) * px >= text) captions_->addTick(q8, tr("q8 ≥ %1").arg(q8, 0, 'f', 2));
-  captions_->addTick(q4, tr("q4 ≥ %1").arg(q4, 0, 'f', 2));
+  std::optional<double> above;  // the caption placed last, just above this one
+  for (std::size_t i = at.size(); i-- > 0;) {
+    if (!at[i] || (height > 0 && above && (*above - *at[i]) * px < text)) continue;
+    captions_->addTick(*at[i], tr("%1 ≥ %2").arg(QLatin1String(thresholdName[i])).arg(*at[i], 0, 'f', 2));
+    above = at[i];
+  }
 }
 
 QList<QPair<double, QString>> PressurePlot::thresholdCaptions() const {
@@ -218,9 +229,11 @@ std::pair<double, double> PressurePlot::timeRange() const {
   return {plot_->xAxis->range().lower, plot_->xAxis->range().upper};
 }
 
-double PressurePlot::q8LineValue() const { return q8Line_->start->coords().y(); }
-bool PressurePlot::thresholdsShown() const { return q8Line_->visible() && q4Line_->visible(); }
-double PressurePlot::q4BandBottom() const { return q4Band_->bottomRight->coords().y(); }
+double PressurePlot::q8LineValue() const { return thresholdLines_[0]->start->coords().y(); }
+bool PressurePlot::thresholdsShown() const { return thresholdLines_[0]->visible() && thresholdLines_[1]->visible(); }
+double PressurePlot::q4BandBottom() const { return thresholdBands_[1]->bottomRight->coords().y(); }
+bool PressurePlot::q3ThresholdShown() const { return thresholdLines_[2]->visible(); }
+double PressurePlot::q3LineValue() const { return thresholdLines_[2]->start->coords().y(); }
 
 QString PressurePlot::fullYLabel() const { return tr("pressure (used / budget)"); }
 

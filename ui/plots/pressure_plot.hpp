@@ -1,11 +1,12 @@
 #pragma once
-// Pressure over time: raw KV cache usage and the policy's EWMA, the q8/q4 threshold lines with
-// the hysteresis band below each (where a level is held although the EWMA is under its
+// Pressure over time: raw KV cache usage and the policy's EWMA, the q8/q4 threshold lines (and
+// q3's, when the policy has a q3 threshold) with the hysteresis band below each (where a level is held although the EWMA is under its
 // threshold), the level as a coloured background, and a marker at every level change (or,
 // where changes crowd together at this zoom, one marker with their count).
 // Live mode scrolls a window over the newest data; dragging or zooming browses the history.
 #include <QWidget>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -51,6 +52,8 @@ class PressurePlot : public QWidget {
   bool thresholdsShown() const;
   double q8LineValue() const;
   double q4BandBottom() const;
+  bool q3ThresholdShown() const;  // only with a q3 threshold
+  double q3LineValue() const;
   // The thresholds' captions beside the plot, bottom to top (value, text): none without a controller.
   QList<QPair<double, QString>> thresholdCaptions() const;
   // The level-change markers as drawn now (nearby changes merged at this zoom), and what the
@@ -100,10 +103,8 @@ class PressurePlot : public QWidget {
   QCPGraph* relax_ = nullptr;
   QCPGraph* latest_ = nullptr;  // one point: the newest EWMA, when marked
   bool markLatest_ = false;
-  QCPItemLine* q8Line_ = nullptr;
-  QCPItemLine* q4Line_ = nullptr;
-  QCPItemRect* q8Band_ = nullptr;
-  QCPItemRect* q4Band_ = nullptr;
+  std::array<QCPItemLine*, 3> thresholdLines_{};  // q8, q4, q3
+  std::array<QCPItemRect*, 3> thresholdBands_{};  // below each: its hysteresis band
   QSharedPointer<QCPAxisTickerText> captions_;  // the thresholds', on the right-hand axis
   LevelBackground* levels_ = nullptr;
   ClusterMarks* clusterMarks_ = nullptr;

@@ -7,7 +7,7 @@
 namespace kvscope::ui {
 
 WhatIfThresholds::WhatIfThresholds(QCustomPlot* plot) {
-  for (std::size_t i = 0; i < 2; ++i) {
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
     bands_[i] = makeLevelBand(plot, QStringLiteral("bands"));
     lines_[i] = makeLevelLine(plot, QStringLiteral("bands"));
     // At the right edge: the current thresholds' captions are at the left.
@@ -19,17 +19,20 @@ WhatIfThresholds::WhatIfThresholds(QCustomPlot* plot) {
 void WhatIfThresholds::show(const std::optional<policy_config>& whatIf, const policy_config& current) {
   const bool differs = whatIf && whatIf->family == policy_family::ewma &&
                        (whatIf->q8_threshold != current.q8_threshold || whatIf->q4_threshold != current.q4_threshold ||
-                        whatIf->hysteresis != current.hysteresis || current.family != policy_family::ewma);
-  for (std::size_t i = 0; i < 2; ++i) {
-    lines_[i]->setVisible(differs);
-    bands_[i]->setVisible(differs);
-    captions_[i]->setVisible(differs);
+                        whatIf->q3_threshold != current.q3_threshold || whatIf->hysteresis != current.hysteresis ||
+                        current.family != policy_family::ewma);
+  // q3's only when the what-if has a q3 threshold.
+  const std::size_t count = differs ? (whatIf->q3_threshold ? 3 : 2) : 0;
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
+    lines_[i]->setVisible(i < count);
+    bands_[i]->setVisible(i < count);
+    captions_[i]->setVisible(i < count);
   }
   if (!differs) return;
   const double h = whatIf->hysteresis;
-  const std::array<double, 2> at{whatIf->q8_threshold, whatIf->q4_threshold};
-  const char* names[] = {"q8", "q4"};
-  for (std::size_t i = 0; i < 2; ++i) {
+  const std::array<double, 3> at{whatIf->q8_threshold, whatIf->q4_threshold, whatIf->q3_threshold.value_or(0.0f)};
+  const char* names[] = {"q8", "q4", "q3"};
+  for (std::size_t i = 0; i < count; ++i) {
     lines_[i]->start->setCoords(0, at[i]);
     lines_[i]->end->setCoords(1, at[i]);
     bands_[i]->topLeft->setCoords(0, at[i]);
@@ -42,7 +45,7 @@ void WhatIfThresholds::show(const std::optional<policy_config>& whatIf, const po
 void WhatIfThresholds::setTheme(const Theme& t) {
   QColor label = t.base;
   label.setAlpha(200);
-  for (std::size_t i = 0; i < 2; ++i) {
+  for (std::size_t i = 0; i < lines_.size(); ++i) {
     lines_[i]->setPen(QPen(t.accent, 1.5, Qt::DashLine));
     bands_[i]->setPen(QPen(t.accent, 1, Qt::DotLine));  // outlined, not filled: the current bands are
     bands_[i]->setBrush(Qt::NoBrush);
@@ -54,5 +57,6 @@ void WhatIfThresholds::setTheme(const Theme& t) {
 bool WhatIfThresholds::shown() const { return lines_[0]->visible(); }
 double WhatIfThresholds::q8LineValue() const { return lines_[0]->start->coords().y(); }
 double WhatIfThresholds::q4BandBottom() const { return bands_[1]->bottomRight->coords().y(); }
+bool WhatIfThresholds::q3Shown() const { return lines_[2]->visible(); }
 
 }  // namespace kvscope::ui

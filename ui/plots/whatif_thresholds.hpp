@@ -1,6 +1,6 @@
 #pragma once
 // The what-if's thresholds on the pressure plot, beside its dashed EWMA: where the what-if
-// config would compress (its q8 and q4 lines) and relax (the bottoms of their hysteresis bands),
+// config would compress (its q8 and q4 lines, and q3's when it has a q3 threshold) and relax (the bottoms of their hysteresis bands),
 // in the what-if's colour, captioned at the right edge. Drawn only for a what-if of the ewma
 // family whose thresholds or hysteresis differ from the current config's.
 #include <array>
@@ -26,11 +26,12 @@ class WhatIfThresholds {
   bool shown() const;
   double q8LineValue() const;  // for tests
   double q4BandBottom() const;
+  bool q3Shown() const;
 
  private:
-  std::array<QCPItemLine*, 2> lines_{};  // q8, q4
-  std::array<QCPItemRect*, 2> bands_{};  // below each: the hysteresis band, outlined
-  std::array<QCPItemText*, 2> captions_{};
+  std::array<QCPItemLine*, 3> lines_{};  // q8, q4, q3
+  std::array<QCPItemRect*, 3> bands_{};  // below each: the hysteresis band, outlined
+  std::array<QCPItemText*, 3> captions_{};
 };
 
 }  // namespace kvscope::ui

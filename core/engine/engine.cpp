@@ -332,7 +332,19 @@ bool engine::step() {
   }
   work.migration_bytes = static_cast<std::uint64_t>(
       std::max<std::int64_t>(0, static_cast<std::int64_t>(2 * new_bytes) + migrated.bytes_freed));
-  const double seconds = setup_.timing ? setup_.timing->estimate(work).seconds : setup_.options.timing.seconds(plan);
+  double seconds = 0;
+  if (setup_.timing) {
+    const step_time t = setup_.timing->estimate(work);
+    seconds = t.seconds;
+    step_time_totals& terms = totals_.step_terms;
+    terms.matmuls += t.matmul_s;
+    terms.attention += t.attention_s;
+    terms.all_reduces += t.comm_s;
+    terms.elementwise += t.elementwise_s;
+    terms.overheads += t.overhead_s;
+  } else {
+    seconds = setup_.options.timing.seconds(plan);
+  }
   // Every later time is a sum of step times: one that is not a finite, non-negative number
   // would stall or poison every loop over time (latency windows, the arrival loop).
   if (!(std::isfinite(seconds) && seconds >= 0)) {

@@ -54,6 +54,7 @@ struct engine_totals {
   prefix_cache_stats prefix;
   std::uint64_t migrated_blocks = 0;
   double step_seconds_sum = 0;  // simulated time spent in steps (the clock also jumps idle gaps)
+  step_time_totals step_terms;  // roofline: step_seconds_sum by term
   // The span the load arrived over and the step time spent in it: whether it outran the server
   // (run/levers.hpp server_demand). first_arrival_s is -1 until a request arrived.
   double first_arrival_s = -1;

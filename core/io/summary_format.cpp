@@ -67,6 +67,23 @@ std::optional<std::string> timing_caveat(const run_summary& s, const calibration
          "at tp 4-8 the throughput high: calibrate on your server";
 }
 
+// Where the roofline's step time went, in the order of its formula; all-reduces only at tp > 1.
+std::optional<std::string> step_time_parts(const run_summary& s) {
+  if (std::isnan(step_time_share(s, &step_time_totals::matmuls))) return std::nullopt;
+  std::string line;
+  const auto part = [&](const char* name, double step_time_totals::*term) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%s %.1f %%", line.empty() ? "" : ", ", name, 100 * step_time_share(s, term));
+    line += buf;
+  };
+  part("matmuls", &step_time_totals::matmuls);
+  part("attention", &step_time_totals::attention);
+  if (s.tensor_parallel > 1) part("all-reduces", &step_time_totals::all_reduces);
+  part("norms and activations", &step_time_totals::elementwise);
+  part("overheads", &step_time_totals::overheads);
+  return line;
+}
+
 }  // namespace
 
 std::string summary_json(const run_summary& s, const calibration* c) {
@@ -187,6 +204,7 @@ std::string summary_text(const run_summary& s, const calibration* c) {
     add("timing          %s on %s%s\n", s.timing.c_str(), s.gpu.c_str(),
         s.tensor_parallel > 1 ? (" x" + std::to_string(s.tensor_parallel)).c_str() : "");
     if (const auto caveat = timing_caveat(s, c)) add("                %s\n", caveat->c_str());
+    if (const auto parts = step_time_parts(s)) add("step time       %s\n", parts->c_str());
   }
   const auto& lat = s.service.latency;
   const auto ms = [](double seconds) { return 1e3 * seconds; };

@@ -94,6 +94,15 @@ struct step_time {
   friend bool operator==(const step_time&, const step_time&) = default;
 };
 
+// A run's step times summed by term (the engine keeps one; all 0 with linear timing).
+struct step_time_totals {
+  double matmuls = 0;      // weight reads or matmul FLOPs, the slower
+  double attention = 0;    // KV reads (and re-quantization) or attention FLOPs, the slower
+  double all_reduces = 0;  // tensor parallelism's
+  double elementwise = 0;  // norms, rotary embedding, activations
+  double overheads = 0;    // host per step and sequence, launch gaps per layer
+};
+
 struct roofline_config {
   model_config model;
   gpu_spec gpu;

@@ -163,6 +163,13 @@ constexpr std::string_view summary_l2_meaning =
         }                                                                                               \
   }
 
+// Roofline runs: the share of the step time a term of the model took (model/roofline.hpp).
+#define KV_STEP_TERM(term, meaning)                                                                   \
+  summary_metric {                                                                                    \
+    {"step_time_share." #term, "", "Roofline: share of the step time in " meaning " (null: linear timing)", neither}, \
+        [](const run_summary& s) -> metric_value { return step_time_share(s, &step_time_totals::term); } \
+  }
+
 const std::vector<summary_metric>& summaries() {
   static const std::vector<summary_metric> t = {
       KV_SUM(model, "", "Model the run used", neither),
@@ -237,6 +244,11 @@ const std::vector<summary_metric>& summaries() {
       KV_SUM_LEVEL("peak_bytes_per_level.", q3, "", peak_bytes_per_level, "bytes", peak_bytes_meaning, neither),
       KV_SUM_LEVEL("quality.", q3, ".quant_rel_rmse", quant_rel_rmse, "", summary_rmse_meaning, lower),
       KV_SUM_LEVEL("quality.", q3, ".attention_rel_l2", attention_rel_l2, "", summary_l2_meaning, lower),
+      KV_STEP_TERM(matmuls, "matmuls (weight reads or FLOPs, the slower)"),
+      KV_STEP_TERM(attention, "attention (KV reads and re-quantization, or FLOPs, the slower)"),
+      KV_STEP_TERM(all_reduces, "tensor-parallel all-reduces"),
+      KV_STEP_TERM(elementwise, "norms, rotary embedding and activations"),
+      KV_STEP_TERM(overheads, "host time per step and sequence and launch gaps per layer"),
   };
   return t;
 }
@@ -247,6 +259,7 @@ const std::vector<summary_metric>& summaries() {
 #undef KV_LATENCY
 #undef KV_LATENCY_STATS
 #undef KV_MISS
+#undef KV_STEP_TERM
 
 }  // namespace
 

@@ -68,11 +68,17 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
   s.attention_error_exposure =
       t.exposure_steps ? t.exposure_sum / static_cast<double>(t.exposure_steps) : 0;
   s.attention_error_measured = relative(t.attention_squared_error_all, t.attention_squared_reference_all);
+  s.step_terms = t.step_terms;
   for (std::size_t l = 0; l < kv_level_count; ++l) {
     s.quant_rel_rmse[l] = relative(t.quant_squared_error[l], t.quant_squared_reference[l]);
     s.attention_rel_l2[l] = relative(t.attention_squared_error[l], t.attention_squared_reference[l]);
   }
   return s;
+}
+
+double step_time_share(const run_summary& s, double step_time_totals::*term) noexcept {
+  if (s.timing != "roofline" || !(s.demand.busy_s > 0)) return NAN;
+  return s.step_terms.*term / s.demand.busy_s;
 }
 
 }  // namespace kvscope

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/roofline.hpp"
 #include "outcome/request_outcomes.hpp"
 #include "quant/level.hpp"
 #include "run/levers.hpp"
@@ -60,7 +61,12 @@ struct run_summary {
   std::uint64_t q4_block_side_bytes = 0;
   double attention_error_exposure = 0;    // mean over steps that attended KV
   double attention_error_measured = NAN;  // data mode: pooled relative L2 of sampled sequences
+  step_time_totals step_terms;  // roofline: the step time by term (shares: step_time_share)
 };
+
+// The share of the run's step time a roofline term took (`term` of step_time_totals), or NaN
+// with linear timing or no step.
+double step_time_share(const run_summary& s, double step_time_totals::*term) noexcept;
 
 run_summary summarize(const engine& e, std::string load, double wall_seconds);
 

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 
 #include "engine_test_support.hpp"
 #include "io/metrics_csv.hpp"
+#include "io/summary_format.hpp"
 #include "run/run_service.hpp"
 
 namespace kvscope {
@@ -93,6 +95,36 @@ TEST(RunService, MakeEngineReusesTheSetupOnlyForItsOwnOptions) {
   EXPECT_LE(run_to_end(run).summary.budget_bytes, 4ull << 20);  // the run service goes through it too
   run.options.budget_bytes = 16ull << 20;
   EXPECT_EQ(make_engine(run)->setup().budget_bytes, 16ull << 20);
+}
+
+// A roofline run says where its step time went: the terms of the model add up to the step time,
+// all-reduces only with tensor parallelism; a linear run has no such parts.
+TEST(RunService, RooflineStepTimeSharesAddUpToTheStepTime) {
+  auto run = small_run();
+  run.options.model = "llama3-8b";
+  run.options.gpu = "h100";
+  run.options.budget_bytes = 4ull << 30;
+  for (const std::uint32_t tp : {1u, 2u}) {
+    run.options.tensor_parallel = tp;
+    const auto s = run_to_end(run).summary;
+    double total = 0;
+    for (auto term : {&step_time_totals::matmuls, &step_time_totals::attention, &step_time_totals::all_reduces,
+                      &step_time_totals::elementwise, &step_time_totals::overheads}) {
+      const double share = step_time_share(s, term);
+      EXPECT_GE(share, 0.0);
+      total += share;
+    }
+    EXPECT_NEAR(total, 1.0, 1e-9);
+    EXPECT_GT(step_time_share(s, &step_time_totals::matmuls), 0.5);  // decode reads every weight
+    EXPECT_EQ(step_time_share(s, &step_time_totals::all_reduces) > 0, tp > 1);
+    const std::string text = summary_text(s);
+    EXPECT_NE(text.find("\nstep time       matmuls "), std::string::npos);
+    EXPECT_EQ(text.find("all-reduces ") != std::string::npos, tp > 1);
+  }
+  const auto linear = run_to_end(small_run()).summary;
+  EXPECT_TRUE(std::isnan(step_time_share(linear, &step_time_totals::matmuls)));
+  EXPECT_EQ(summary_text(linear).find("step time"), std::string::npos);
+  EXPECT_NE(summary_json(linear).find("\"step_time_share\": {\n    \"matmuls\": null"), std::string::npos);
 }
 
 }  // namespace

@@ -315,6 +315,9 @@ pool_usage block_pool::usage() const noexcept {
   pool_usage u;
   for (precision p : all_precisions) {
     const int t = ordinal(p);
+    // Most runs use one or two levels: an empty tier's fields are the zeros they start as (the
+    // engine asks for this every step).
+    if (tier_frames_[t] == 0 && blocks_[t] == 0 && references_[t] == 0) continue;
     tier_usage& tier = u.tiers[t];
     tier.blocks = blocks_[t];
     tier.cached_blocks = cached_[t];

@@ -11,15 +11,16 @@
 // Larger messages, and groups over 8 GPUs, go to NCCL's ring: 2 (tp - 1) / tp x bytes.
 //
 // The figures are measured, not fitted to kvscope's points: vLLM's custom all-reduce on 8 H100
-// SXM (sgl-project/sglang PR #2904, "unit test performance in H100", 18 sizes x groups of 2, 4
-// and 8 GPUs, 2 KB to 4 MB): a least-squares fit of latency + bytes / bandwidth to each algorithm's
-// points gives 8.70 us and 238 GB/s for one stage, 15.23 us and 249 GB/s for two. The bandwidths
-// are 53-55 % of the H100's 450 GB/s NVLink (one direction); kvscope takes 0.54 of each GPU's
-// link_bandwidth_bytes_per_s for both (every published point within 13.3 % then) and the H100's latencies for every
-// GPU (no such measurement of the A100 was found). NCCL's ring reaches about 370 of the 450 GB/s
-// on NVLink (its maintainer, NVIDIA/nccl-tests issue #212): 0.82 of the link; for its latency
-// kvscope takes the two-stage kernel's, a floor (vLLM wrote its own kernel because NCCL's small
-// messages are slower), small beside 8 MiB at that rate (23 us at tp 2).
+// SXM (sgl-project/sglang PR #2904, "unit test performance in H100": 6 sizes from 2 KB to 4 MB in
+// groups of 2, 4 and 8 GPUs). A least-squares fit of latency + bytes / bandwidth to each
+// algorithm's points gives 8.70 us and 238 GB/s for one stage, 15.23 us and 249 GB/s for two.
+// Those bandwidths are 53-55 % of the H100's 450 GB/s NVLink (one direction); kvscope takes 0.54
+// of each GPU's link_bandwidth_bytes_per_s for both (all 18 published points within 13.3 % then)
+// and the H100's latencies for every GPU (no such measurement of the A100 was found). NCCL's ring
+// reaches about 370 of the 450 GB/s on NVLink (its maintainer, NVIDIA/nccl-tests issue #212):
+// 0.82 of the link; for its latency kvscope takes the two-stage kernel's, a floor (vLLM wrote its
+// own kernel because NCCL's small messages are slower), small beside 8 MiB at that rate (23 us at
+// tp 2).
 #include <cstdint>
 
 namespace kvscope {

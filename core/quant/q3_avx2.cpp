@@ -166,22 +166,6 @@ struct outliers {
   }
 };
 
-// The side record's int8 codes, one channel at a time from a gathered column.
-KVSCOPE_AVX2 void outlier_codes(const q3_tile& t, const fp16_bits* src, std::size_t src_stride,
-                                const float* inv, std::uint8_t* side) {
-  const std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
-  auto* codes = reinterpret_cast<std::int8_t*>(side + t.channels * (sizeof(fp16_bits) + 1));
-  constexpr std::size_t column_rows = 128;
-  for (std::size_t j = 0; j < t.channels; ++j) {
-    alignas(32) fp16_bits column[column_rows + 8] = {};
-    for (std::size_t r0 = 0; r0 < t.rows; r0 += column_rows) {
-      const std::size_t n = std::min(column_rows, t.rows - r0);
-      for (std::size_t r = 0; r < n; ++r) column[r] = src[(r0 + r) * src_stride + channels[j]];
-      q4o_detail::outlier_codes_avx2(column, n, inv[j], codes + j * t.rows + r0);
-    }
-  }
-}
-
 // Rows a batch of the row loops: one vector holds their scales, so the division, square root and
 // fp16 rounding of a row's scale run once for 8 rows, off the path of each row's rotation.
 constexpr std::size_t batch_rows = 8;
@@ -242,12 +226,16 @@ KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::siz
   __m256 threshold[3];  // the positive ones
   for (int j = 0; j < 3; ++j) threshold[j] = _mm256_set1_ps(table.threshold[4 + j]);
   alignas(32) float y[batch_rows * D];
+  const bool next_tile = src_stride == D;
   for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
     const std::size_t n = std::min(batch_rows, t.rows - r0);
     alignas(32) float sums[batch_rows] = {};
     for (std::size_t b = 0; b < n; ++b) {
       __m256 v[regs];
       const fp16_bits* x = src + (r0 + b) * src_stride;
+      // The row 1.5 tiles on, when tiles lie back to back (as q4o_avx2.cpp's quantize_chunk):
+      // without, each tile's first reads waited on memory.
+      if (next_tile) q4o_detail::prefetch_ahead(x, (t.rows + t.rows / 2) * D * sizeof(fp16_bits), D * 2);
       sums[b] = lane_sum(t.channels > 0 ? rotate_row<D, true>(x, sign, keep.data(), v)
                                         : rotate_row<D, false>(x, sign, keep.data(), v));
       for (std::size_t i = 0; i < regs; ++i) _mm256_store_ps(y + b * D + 8 * i, v[i]);
@@ -335,11 +323,14 @@ KVSCOPE_AVX2 void quantize_q3(const q3_tile& t, const fp16_bits* src, std::size_
                               std::uint8_t* side) {
   assert(valid_q3_tile(t) && src_stride % 32 == 0 && out_stride % t.head_dim == 0);
   std::array<float, q4o_max_channels> inv{};
+  const std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
   if (t.channels > 0) {
     q4o_detail::write_side_header_avx2(outlier_tile(t), src, src_stride, side, inv.data());
-    outlier_codes(t, src, src_stride, inv.data(), side);
+    auto* codes = reinterpret_cast<std::int8_t*>(side + t.channels * (sizeof(fp16_bits) + 1));
+    for (std::size_t j = 0; j < t.channels; ++j) {
+      q4o_detail::outlier_codes_avx2(src, src_stride, t.rows, channels[j], inv[j], codes + j * t.rows);
+    }
   }
-  const std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
   by_head_dim<quantize_at>(t.head_dim, t, src, src_stride, payload, scales, out_stride, channels);
 }
 

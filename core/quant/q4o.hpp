@@ -109,12 +109,15 @@ void write_side_header(const q4o_tile& t, const fp16_bits* src, std::size_t src_
                        std::uint8_t* side, float* inv) noexcept;
 // int8 code of an outlier value: rne(clamp(x * inv, -127, 127)).
 std::int8_t outlier_code(float x, float inv) noexcept;
-// The AVX2 versions of the two (identical bits), and of outlier_code for `rows` values of one
-// channel at `column` (readable up to rows rounded up to 8). Defined in AVX2 builds only; call
-// only when avx2_q4o_kernels() is set.
+// The AVX2 versions of the two (identical bits), and of outlier_code for channel `channel` of
+// `rows` rows src_stride apart (codes[r] for row r). Defined in AVX2 builds only; call only when
+// avx2_q4o_kernels() is set.
 void write_side_header_avx2(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
                             std::uint8_t* side, float* inv) noexcept;
-void outlier_codes_avx2(const fp16_bits* column, std::size_t rows, float inv, std::int8_t* codes) noexcept;
+void outlier_codes_avx2(const fp16_bits* src, std::size_t src_stride, std::size_t rows,
+                        std::size_t channel, float inv, std::int8_t* codes) noexcept;
+// Requests `bytes` from `ahead` bytes past `at` into the cache; never faults, wherever that is.
+void prefetch_ahead(const void* at, std::size_t ahead, std::size_t bytes) noexcept;
 }  // namespace q4o_detail
 
 }  // namespace kvscope

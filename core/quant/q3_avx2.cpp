@@ -267,14 +267,23 @@ KVSCOPE_AVX2 void dequantize_rows(const q3_tile& t, const std::uint8_t* payload,
   const std::uint32_t* sign = q3_sign_bits();
   const __m256 unit = _mm256_loadu_ps(table_of(t.codebook).centroid.data());
   const outliers kept(t, side);
+  // When tiles lie back to back, the next tile's payload, scales and side record are requested
+  // while this one decodes, as the level dequantizers do (kernels_avx2.cpp).
+  const bool next_tile = in_stride == D;
+  if (next_tile && kept.k > 0) {
+    const std::size_t bytes = q4o_side_bytes(t.rows, kept.k);
+    q4o_detail::prefetch_ahead(side, bytes, bytes);
+  }
   for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
     const std::size_t n = std::min(batch_rows, t.rows - r0);
+    if (next_tile) q4o_detail::prefetch_ahead(scales + r0, t.rows * sizeof(fp16_bits), batch_rows * sizeof(fp16_bits));
     alignas(32) float steps[batch_rows];
     _mm256_store_ps(steps, decode_steps<D>(scales + r0 * in_stride / D, n, in_stride / D));
     for (std::size_t b = 0; b < n; ++b) {
       const std::size_t r = r0 + b;
       const __m256 centroid = _mm256_mul_ps(unit, _mm256_set1_ps(steps[b]));
       const std::uint8_t* row = payload + q3_payload_bytes(r * in_stride);
+      if (next_tile) q4o_detail::prefetch_ahead(row, q3_payload_bytes(t.rows * D), q3_payload_bytes(D));
       __m256 v[regs];
       if constexpr (D == 32) {
         unpack_group(gather_lone_group(row), centroid, v);

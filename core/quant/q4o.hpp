@@ -116,8 +116,19 @@ void write_side_header_avx2(const q4o_tile& t, const fp16_bits* src, std::size_t
                             std::uint8_t* side, float* inv) noexcept;
 void outlier_codes_avx2(const fp16_bits* src, std::size_t src_stride, std::size_t rows,
                         std::size_t channel, float inv, std::int8_t* codes) noexcept;
-// Requests `bytes` from `ahead` bytes past `at` into the cache; never faults, wherever that is.
-void prefetch_ahead(const void* at, std::size_t ahead, std::size_t bytes) noexcept;
+// Requests `bytes` from `ahead` bytes past `at` into the cache; never faults, wherever that is
+// (an integer address: past the tile, pointer arithmetic would be undefined). Inline: a call
+// from the AVX2 row loops made them save and restore their vector registers around it.
+inline void prefetch_ahead(const void* at, std::size_t ahead, std::size_t bytes) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(at) + ahead;
+  for (std::size_t line = 0; line < bytes; line += 64) {
+    __builtin_prefetch(reinterpret_cast<const void*>(first + line), 0, 3);
+  }
+#else
+  (void)at, (void)ahead, (void)bytes;
+#endif
+}
 }  // namespace q4o_detail
 
 }  // namespace kvscope

@@ -34,24 +34,30 @@ constexpr std::size_t prefetch_rows = 8;
 KVSCOPE_AVX2 void channel_magnitudes(const q4o_tile& t, const fp16_bits* src, std::size_t stride,
                                      std::uint16_t* magnitude, fp16_bits* copy = nullptr,
                                      std::size_t copy_rows = 0) {
+  // Sizes in locals: the copy's stores could alias the tile, and the loop reloaded them.
+  const std::size_t rows = t.rows, d = t.head_dim, vectors = d / 16;
   const __m256i mask = _mm256_set1_epi16(0x7FFF);
   __m256i m[q4o_max_head_dim / 16];
-  const std::size_t vectors = t.head_dim / 16;
   for (std::size_t i = 0; i < vectors; ++i) m[i] = _mm256_setzero_si256();
-  for (std::size_t r = 0; r < t.rows; ++r) {
+  for (std::size_t r = 0; r < rows; ++r) {
     const auto* row = reinterpret_cast<const __m256i*>(src + r * stride);
     // Within the tile only: the q4o and q3 row loops request the next tiles (quantize_chunk,
     // q3_avx2.cpp), spread over a tile's work rather than in one burst here.
-    if (r + prefetch_rows < t.rows) {
+    if (r + prefetch_rows < rows) {
       const auto* ahead = reinterpret_cast<const char*>(src + (r + prefetch_rows) * stride);
-      for (std::size_t line = 0; line < t.head_dim * sizeof(fp16_bits); line += 64) {
-        _mm_prefetch(ahead + line, _MM_HINT_T0);
-      }
+      for (std::size_t line = 0; line < d * sizeof(fp16_bits); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
     }
-    for (std::size_t i = 0; i < vectors; ++i) {
-      const __m256i x = _mm256_loadu_si256(row + i);
-      m[i] = _mm256_max_epu16(m[i], _mm256_and_si256(x, mask));
-      if (r < copy_rows) _mm256_store_si256(reinterpret_cast<__m256i*>(copy + r * t.head_dim) + i, x);
+    if (r < copy_rows) {
+      auto* out = reinterpret_cast<__m256i*>(copy + r * d);
+      for (std::size_t i = 0; i < vectors; ++i) {
+        const __m256i x = _mm256_loadu_si256(row + i);
+        m[i] = _mm256_max_epu16(m[i], _mm256_and_si256(x, mask));
+        _mm256_store_si256(out + i, x);
+      }
+    } else {
+      for (std::size_t i = 0; i < vectors; ++i) {
+        m[i] = _mm256_max_epu16(m[i], _mm256_and_si256(_mm256_loadu_si256(row + i), mask));
+      }
     }
   }
   for (std::size_t i = 0; i < vectors; ++i) {
@@ -102,11 +108,20 @@ KVSCOPE_AVX2 void side_header(const q4o_tile& t, const fp16_bits* src, std::size
   channel_magnitudes(t, src, src_stride, magnitude.data(), copy, copy_rows);
   std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
   pick_channels_avx2(magnitude.data(), t.head_dim, t.channels, channels);
-  for (std::size_t j = 0; j < t.channels; ++j) {  // scalar, the same operations as q4o.cpp
-    const fp16_bits d16 = f32_to_fp16(fp16_to_f32(magnitude[channels[j]]) / 127.0f);
-    const float dj = fp16_to_f32(d16);
-    inv[j] = dj != 0.0f ? 1.0f / dj : 0.0f;
-    std::memcpy(side + j * sizeof(fp16_bits), &d16, sizeof d16);
+  // The same operations as q4o.cpp, 8 channels a vector (F16C rounds as f32_to_fp16 does).
+  for (std::size_t j0 = 0; j0 < t.channels; j0 += 8) {
+    const std::size_t n = std::min<std::size_t>(8, t.channels - j0);
+    alignas(16) fp16_bits h[8] = {};
+    for (std::size_t j = 0; j < n; ++j) h[j] = magnitude[channels[j0 + j]];
+    const __m256 amax = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
+    const __m128i d16 = _mm256_cvtps_ph(_mm256_div_ps(amax, _mm256_set1_ps(127.0f)), 0);
+    const __m256 dj = _mm256_cvtph_ps(d16);
+    const __m256 nonzero = _mm256_cmp_ps(dj, _mm256_setzero_ps(), _CMP_NEQ_OQ);
+    alignas(32) float v[8];
+    _mm256_store_ps(v, _mm256_and_ps(_mm256_div_ps(_mm256_set1_ps(1.0f), dj), nonzero));
+    _mm_store_si128(reinterpret_cast<__m128i*>(h), d16);
+    std::memcpy(inv + j0, v, n * sizeof(float));
+    std::memcpy(side + j0 * sizeof(fp16_bits), h, n * sizeof(fp16_bits));
   }
 }
 
@@ -239,13 +254,6 @@ KVSCOPE_AVX2 void outlier_codes_avx2(const fp16_bits* src, std::size_t src_strid
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
       std::memcpy(codes + r, out, rows - r);
     }
-  }
-}
-
-void prefetch_ahead(const void* at, std::size_t ahead, std::size_t bytes) noexcept {
-  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(at) + ahead;
-  for (std::size_t line = 0; line < bytes; line += 64) {
-    _mm_prefetch(reinterpret_cast<const char*>(first + line), _MM_HINT_T0);
   }
 }
 

@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <cstring>
 
-#define KVSCOPE_AVX2 __attribute__((target("avx2,f16c,fma")))
-#define KVSCOPE_AVX2_INLINE __attribute__((target("avx2,f16c,fma"), always_inline)) inline
+// prfchw for the write prefetches: Intel CPUs from before it (Haswell) run PREFETCHW as a NOP,
+// so it asks nothing more of the CPU than AVX2 does.
+#define KVSCOPE_AVX2 __attribute__((target("avx2,f16c,fma,prfchw")))
+#define KVSCOPE_AVX2_INLINE __attribute__((target("avx2,f16c,fma,prfchw"), always_inline)) inline
 
 namespace kvscope {
 namespace {
@@ -265,6 +267,9 @@ KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::siz
     for (std::size_t b = 0; b < n; ++b) {
       const __m256 step = _mm256_set1_ps(inv[b]);
       std::uint8_t* row = payload + q3_payload_bytes((r0 + b) * out_stride);
+      if (out_stride == D) {  // the codes 1.5 tiles on too: 128 MiB, 0.52x memcpy without, 0.55x with
+        q4o_detail::prefetch_ahead<true>(row, q3_payload_bytes((t.rows + t.rows / 2) * D), q3_payload_bytes(D));
+      }
       const float* values = y + b * D;
       std::size_t g = 0;
       for (; g + 2 <= D / 32; g += 2) {

@@ -118,12 +118,15 @@ void outlier_codes_avx2(const fp16_bits* src, std::size_t src_stride, std::size_
                         std::size_t channel, float inv, std::int8_t* codes) noexcept;
 // Requests `bytes` from `ahead` bytes past `at` into the cache; never faults, wherever that is
 // (an integer address: past the tile, pointer arithmetic would be undefined). Inline: a call
-// from the AVX2 row loops made them save and restore their vector registers around it.
+// from the AVX2 row loops made them save and restore their vector registers around it. With
+// Write, for lines about to be written (PREFETCHW where the caller's target has it): the stores
+// then find their line, and its page's translation, ready.
+template <bool Write = false>
 inline void prefetch_ahead(const void* at, std::size_t ahead, std::size_t bytes) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
   const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(at) + ahead;
   for (std::size_t line = 0; line < bytes; line += 64) {
-    __builtin_prefetch(reinterpret_cast<const void*>(first + line), 0, 3);
+    __builtin_prefetch(reinterpret_cast<const void*>(first + line), Write ? 1 : 0, 3);
   }
 #else
   (void)at, (void)ahead, (void)bytes;

@@ -109,12 +109,29 @@ void write_side_header(const q4o_tile& t, const fp16_bits* src, std::size_t src_
                        std::uint8_t* side, float* inv) noexcept;
 // int8 code of an outlier value: rne(clamp(x * inv, -127, 127)).
 std::int8_t outlier_code(float x, float inv) noexcept;
-// The AVX2 versions of the two (identical bits), and of outlier_code for `rows` values of one
-// channel at `column` (readable up to rows rounded up to 8). Defined in AVX2 builds only; call
-// only when avx2_q4o_kernels() is set.
+// The AVX2 versions of the two (identical bits), and of outlier_code for channel `channel` of
+// `rows` rows src_stride apart (codes[r] for row r). Defined in AVX2 builds only; call only when
+// avx2_q4o_kernels() is set.
 void write_side_header_avx2(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
                             std::uint8_t* side, float* inv) noexcept;
-void outlier_codes_avx2(const fp16_bits* column, std::size_t rows, float inv, std::int8_t* codes) noexcept;
+void outlier_codes_avx2(const fp16_bits* src, std::size_t src_stride, std::size_t rows,
+                        std::size_t channel, float inv, std::int8_t* codes) noexcept;
+// Requests `bytes` from `ahead` bytes past `at` into the cache; never faults, wherever that is
+// (an integer address: past the tile, pointer arithmetic would be undefined). Inline: a call
+// from the AVX2 row loops made them save and restore their vector registers around it. With
+// Write, for lines about to be written (PREFETCHW where the caller's target has it): the stores
+// then find their line, and its page's translation, ready.
+template <bool Write = false>
+inline void prefetch_ahead(const void* at, std::size_t ahead, std::size_t bytes) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(at) + ahead;
+  for (std::size_t line = 0; line < bytes; line += 64) {
+    __builtin_prefetch(reinterpret_cast<const void*>(first + line), Write ? 1 : 0, 3);
+  }
+#else
+  (void)at, (void)ahead, (void)bytes;
+#endif
+}
 }  // namespace q4o_detail
 
 }  // namespace kvscope

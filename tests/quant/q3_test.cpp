@@ -42,13 +42,15 @@ double relative_error(const std::vector<fp16_bits>& src, const std::vector<float
   return std::sqrt(err / ref);
 }
 
-// Every head_dim the format takes (power-of-two rotations and 96 / 160's blocks of 32), odd row
-// counts, both codebooks, every data kind, contiguous rows and rows inside wider ones.
+// Every head_dim the format takes (power-of-two rotations and the blocks of 32 or 64 of 96, 160,
+// 192 and 224; the AVX2 quantizer packs groups two at a time, the last alone when their number
+// is odd), odd row counts, both codebooks, every data kind, contiguous rows and rows inside
+// wider ones.
 TEST(Q3, Avx2MatchesScalarBitForBit) {
   const q3_kernel_set* avx2 = avx2_q3_kernels();
   if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
   unsigned seed = 1;
-  for (std::size_t head_dim : {32, 64, 96, 128, 160, 256}) {
+  for (std::size_t head_dim : {32, 64, 96, 128, 160, 192, 224, 256}) {
     for (std::size_t rows : {1, 3, 16, 17, 40}) {
       for (std::size_t k : {0, 1, 4, 16}) {
         for (q3_codebook cb : {q3_codebook::lloyd_max, q3_codebook::uniform}) {

@@ -14,10 +14,8 @@
 #include <cstdint>
 #include <cstring>
 
-// prfchw for the write prefetches: Intel CPUs from before it (Haswell) run PREFETCHW as a NOP,
-// so it asks nothing more of the CPU than AVX2 does.
-#define KVSCOPE_AVX2 __attribute__((target("avx2,f16c,fma,prfchw")))
-#define KVSCOPE_AVX2_INLINE __attribute__((target("avx2,f16c,fma,prfchw"), always_inline)) inline
+#define KVSCOPE_AVX2 __attribute__((target("avx2,f16c,fma")))
+#define KVSCOPE_AVX2_INLINE __attribute__((target("avx2,f16c,fma"), always_inline)) inline
 
 namespace kvscope {
 namespace {

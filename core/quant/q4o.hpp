@@ -119,8 +119,9 @@ void outlier_codes_avx2(const fp16_bits* src, std::size_t src_stride, std::size_
 // Requests `bytes` from `ahead` bytes past `at` into the cache; never faults, wherever that is
 // (an integer address: past the tile, pointer arithmetic would be undefined). Inline: a call
 // from the AVX2 row loops made them save and restore their vector registers around it. With
-// Write, for lines about to be written (PREFETCHW where the caller's target has it): the stores
-// then find their line, and its page's translation, ready.
+// Write, for lines about to be written: the stores then find their line, and its page's
+// translation, ready. The kernels are not built for PREFETCHW (a CPUID feature of its own, which
+// AVX2 does not imply), so the compiler emits an ordinary prefetch for it.
 template <bool Write = false>
 inline void prefetch_ahead(const void* at, std::size_t ahead, std::size_t bytes) noexcept {
 #if defined(__GNUC__) || defined(__clang__)

@@ -67,7 +67,8 @@ std::optional<std::string> timing_caveat(const run_summary& s, const calibration
          "at tp 4-8 the throughput high: calibrate on your server";
 }
 
-// Where the roofline's step time went, in the order of its formula; all-reduces only at tp > 1.
+// Where the roofline's step time went: matmuls and attention first, the terms a model, GPU or KV
+// format moves most; all-reduces only at tp > 1.
 std::optional<std::string> step_time_parts(const run_summary& s) {
   if (std::isnan(step_time_share(s, &step_time_totals::matmuls))) return std::nullopt;
   std::string line;

@@ -40,18 +40,17 @@ constexpr auto neither = better_when::neither;
     {#member, unit, meaning, better},                                                     \
         [](std::string& out, const step_metrics& m) { append_double(out, m.member); }     \
   }
-// One level's column of a per-level array; KV_LEVELS gives the reference runtime's four in order.
-#define KV_LEVEL(prefix, level, array, append_fn, unit, meaning, better)                               \
+// The reference runtime's four levels in order, each as M(level, ...): the per-level columns of
+// both tables fan out through it (q3, kvscope's own level, is added last on its own).
+#define KV_REFERENCE_LEVELS(M, ...) \
+  M(fp16, __VA_ARGS__), M(q8, __VA_ARGS__), M(fp8, __VA_ARGS__), M(q4, __VA_ARGS__)
+// One level's column of a per-level array.
+#define KV_LEVEL(level, prefix, array, append_fn, unit, meaning, better)                               \
   step_metric {                                                                                      \
     {prefix #level, unit, meaning, better}, [](std::string& out, const step_metrics& m) {            \
       append_fn(out, m.array[ordinal(precision::level)]);                                            \
     }                                                                                                \
   }
-#define KV_LEVELS(prefix, array, append_fn, unit, meaning, better)                                   \
-  KV_LEVEL(prefix, fp16, array, append_fn, unit, meaning, better),                                   \
-      KV_LEVEL(prefix, q8, array, append_fn, unit, meaning, better),                                 \
-      KV_LEVEL(prefix, fp8, array, append_fn, unit, meaning, better),                                \
-      KV_LEVEL(prefix, q4, array, append_fn, unit, meaning, better)
 
 // The meanings of the per-level columns, said once for the four levels and for q3.
 constexpr std::string_view bytes_meaning =
@@ -71,7 +70,7 @@ const std::vector<step_metric>& steps() {
       KV_STEP_REAL(pressure_ewma, "", "The policy's smoothed pressure after observing the step (ewma family; 0 for the others)", neither),
       step_metric{{"level", "", "The ewma controller's level after the step; for the other families the most compact level a block held by a sequence is at", neither},
                   [](std::string& out, const step_metrics& m) { out += tag(m.level); }},
-      KV_LEVELS("bytes_", bytes_per_level, append_uint, "bytes", bytes_meaning, neither),
+      KV_REFERENCE_LEVELS(KV_LEVEL, "bytes_", bytes_per_level, append_uint, "bytes", bytes_meaning, neither),
       KV_STEP_UINT(scale_bytes, "bytes", "Bytes of quantization scales", neither),
       KV_STEP_UINT(free_bytes, "bytes", "Free bytes of the budget", neither),
       KV_STEP_UINT(cached_bytes, "bytes",
@@ -86,19 +85,19 @@ const std::vector<step_metric>& steps() {
       KV_STEP_UINT(decode_tokens, "tokens", "Tokens decoded in this step", neither),
       KV_STEP_UINT(prefill_tokens, "tokens", "Prompt tokens computed in this step", neither),
       KV_STEP_UINT(requests_finished_total, "requests", "Requests finished so far", higher),
-      KV_LEVELS("quant_rel_rmse_", quant_rel_rmse, append_double, "", step_rmse_meaning, lower),
-      KV_LEVELS("attention_rel_l2_", attention_rel_l2, append_double, "", step_l2_meaning, lower),
+      KV_REFERENCE_LEVELS(KV_LEVEL, "quant_rel_rmse_", quant_rel_rmse, append_double, "", step_rmse_meaning, lower),
+      KV_REFERENCE_LEVELS(KV_LEVEL, "attention_rel_l2_", attention_rel_l2, append_double, "", step_l2_meaning, lower),
       KV_STEP_REAL(step_seconds, "s", "Simulated duration of this step", lower),
-      KV_LEVELS("kv_bytes_read_", kv_bytes_read, append_uint, "bytes", bytes_read_meaning, neither),
+      KV_REFERENCE_LEVELS(KV_LEVEL, "kv_bytes_read_", kv_bytes_read, append_uint, "bytes", bytes_read_meaning, neither),
       KV_STEP_REAL(attention_error_exposure, "",
                    "Expected relative attention error: share of KV reads at each level x its calibrated error",
                    lower),
       // q3, kvscope's own level, came after the columns above: appended so that every column
       // before keeps its place for whatever reads the CSV by position.
-      KV_LEVEL("bytes_", q3, bytes_per_level, append_uint, "bytes", bytes_meaning, neither),
-      KV_LEVEL("quant_rel_rmse_", q3, quant_rel_rmse, append_double, "", step_rmse_meaning, lower),
-      KV_LEVEL("attention_rel_l2_", q3, attention_rel_l2, append_double, "", step_l2_meaning, lower),
-      KV_LEVEL("kv_bytes_read_", q3, kv_bytes_read, append_uint, "bytes", bytes_read_meaning, neither),
+      KV_LEVEL(q3, "bytes_", bytes_per_level, append_uint, "bytes", bytes_meaning, neither),
+      KV_LEVEL(q3, "quant_rel_rmse_", quant_rel_rmse, append_double, "", step_rmse_meaning, lower),
+      KV_LEVEL(q3, "attention_rel_l2_", attention_rel_l2, append_double, "", step_l2_meaning, lower),
+      KV_LEVEL(q3, "kv_bytes_read_", kv_bytes_read, append_uint, "bytes", bytes_read_meaning, neither),
   };
   return t;
 }
@@ -106,7 +105,6 @@ const std::vector<step_metric>& steps() {
 #undef KV_STEP_UINT
 #undef KV_STEP_REAL
 #undef KV_LEVEL
-#undef KV_LEVELS
 
 #define KV_SUM(member, unit, meaning, better)                                              \
   summary_metric {                                                                        \
@@ -114,18 +112,13 @@ const std::vector<step_metric>& steps() {
       return s.member;                                                                    \
     }                                                                                     \
   }
-// One level's figure of a per-level array; KV_SUM_LEVELS gives the reference runtime's four.
-#define KV_SUM_LEVEL(prefix, level, suffix, array, unit, meaning, better)                                \
+// One level's figure of a per-level array (KV_REFERENCE_LEVELS fans it out over four).
+#define KV_SUM_LEVEL(level, prefix, suffix, array, unit, meaning, better)                                \
   summary_metric {                                                                                      \
     {prefix #level suffix, unit, meaning, better}, [](const run_summary& s) -> metric_value {           \
       return s.array[ordinal(precision::level)];                                                        \
     }                                                                                                   \
   }
-#define KV_SUM_LEVELS(prefix, suffix, array, unit, meaning, better)                                     \
-  KV_SUM_LEVEL(prefix, fp16, suffix, array, unit, meaning, better),                                     \
-      KV_SUM_LEVEL(prefix, q8, suffix, array, unit, meaning, better),                                   \
-      KV_SUM_LEVEL(prefix, fp8, suffix, array, unit, meaning, better),                                  \
-      KV_SUM_LEVEL(prefix, q4, suffix, array, unit, meaning, better)
 
 constexpr std::string_view peak_bytes_meaning = "Most pool bytes this level held at any step";
 constexpr std::string_view summary_rmse_meaning =
@@ -192,10 +185,10 @@ const std::vector<summary_metric>& summaries() {
       summary_metric{{"final_level", "", "The policy's level at the end (as the step metric level)", neither},
                      [](const run_summary& s) -> metric_value { return std::string(tag(s.final_level)); }},
       KV_SUM(migrated_blocks, "blocks", "Cold blocks re-quantized by migration", neither),
-      KV_SUM_LEVELS("peak_bytes_per_level.", "", peak_bytes_per_level, "bytes", peak_bytes_meaning, neither),
+      KV_REFERENCE_LEVELS(KV_SUM_LEVEL, "peak_bytes_per_level.", "", peak_bytes_per_level, "bytes", peak_bytes_meaning, neither),
       KV_SUM(peak_scale_bytes, "bytes", "Most bytes of quantization scales at any step", neither),
-      KV_SUM_LEVELS("quality.", ".quant_rel_rmse", quant_rel_rmse, "", summary_rmse_meaning, lower),
-      KV_SUM_LEVELS("quality.", ".attention_rel_l2", attention_rel_l2, "", summary_l2_meaning, lower),
+      KV_REFERENCE_LEVELS(KV_SUM_LEVEL, "quality.", ".quant_rel_rmse", quant_rel_rmse, "", summary_rmse_meaning, lower),
+      KV_REFERENCE_LEVELS(KV_SUM_LEVEL, "quality.", ".attention_rel_l2", attention_rel_l2, "", summary_l2_meaning, lower),
       KV_SUM(gpu, "", "GPU the roofline timing modelled (empty: none)", neither),
       KV_SUM(timing, "", "Step-time model: linear or roofline", neither),
       KV_SUM(tensor_parallel, "GPUs", "Tensor-parallel GPUs", neither),
@@ -241,9 +234,9 @@ const std::vector<summary_metric>& summaries() {
       KV_SUM(attention_error_measured, "", "Data mode: relative L2 attention error of sampled sequences (null: not measured)", lower),
       // q3, kvscope's own level, last: a sweep CSV's columns before keep their places, and the
       // JSON still nests these beside the other levels (peak_bytes_per_level.q3, quality.q3).
-      KV_SUM_LEVEL("peak_bytes_per_level.", q3, "", peak_bytes_per_level, "bytes", peak_bytes_meaning, neither),
-      KV_SUM_LEVEL("quality.", q3, ".quant_rel_rmse", quant_rel_rmse, "", summary_rmse_meaning, lower),
-      KV_SUM_LEVEL("quality.", q3, ".attention_rel_l2", attention_rel_l2, "", summary_l2_meaning, lower),
+      KV_SUM_LEVEL(q3, "peak_bytes_per_level.", "", peak_bytes_per_level, "bytes", peak_bytes_meaning, neither),
+      KV_SUM_LEVEL(q3, "quality.", ".quant_rel_rmse", quant_rel_rmse, "", summary_rmse_meaning, lower),
+      KV_SUM_LEVEL(q3, "quality.", ".attention_rel_l2", attention_rel_l2, "", summary_l2_meaning, lower),
       KV_STEP_TERM(matmuls, "matmuls (weight reads or FLOPs, the slower)"),
       KV_STEP_TERM(attention, "attention (KV reads and re-quantization, or FLOPs, the slower)"),
       KV_STEP_TERM(all_reduces, "tensor-parallel all-reduces"),
@@ -255,7 +248,7 @@ const std::vector<summary_metric>& summaries() {
 
 #undef KV_SUM
 #undef KV_SUM_LEVEL
-#undef KV_SUM_LEVELS
+#undef KV_REFERENCE_LEVELS
 #undef KV_LATENCY
 #undef KV_LATENCY_STATS
 #undef KV_MISS

@@ -317,7 +317,7 @@ bool engine::step() {
   precision level = policy_.level();
   pool_usage usage = cache_->pool().usage();
   if (policy.family == policy_family::ewma) {
-    level = *policy_.observe(referenced_share(usage));
+    level = *policy_.observe_alone(referenced_share(usage));
     kv_->set_cold_level(level);
   }
   const auto migrated = cache_->migrate(policy, level, setup_.options.migration_batch);

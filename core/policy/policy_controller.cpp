@@ -48,12 +48,10 @@ precision policy_controller::decide(precision current, double ewma) const noexce
 expected<precision, observe_error> policy_controller::observe(double pressure) noexcept {
   if (!std::isfinite(pressure)) return unexpected{observe_error::non_finite_pressure};
   const double p = std::clamp(pressure, 0.0, 1.0);
-  const double a = static_cast<double>(config_.ewma_alpha);
-
   double previous = ewma_.load(std::memory_order_relaxed);
   double next;
   do {
-    next = std::isnan(previous) ? p : a * p + (1.0 - a) * previous;
+    next = smoothed(previous, p);
   } while (!ewma_.compare_exchange_weak(previous, next, std::memory_order_acq_rel,
                                         std::memory_order_relaxed));
   samples_.fetch_add(1, std::memory_order_acq_rel);
@@ -69,6 +67,26 @@ expected<precision, observe_error> policy_controller::observe(double pressure) n
       return target;
     }
   }
+}
+
+expected<precision, observe_error> policy_controller::observe_alone(double pressure) noexcept {
+  if (!std::isfinite(pressure)) return unexpected{observe_error::non_finite_pressure};
+  const double next = smoothed(ewma_.load(std::memory_order_relaxed), std::clamp(pressure, 0.0, 1.0));
+  ewma_.store(next, std::memory_order_release);
+  samples_.store(samples_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  const precision current = level_.load(std::memory_order_relaxed);
+  const precision target = decide(current, next);
+  if (target != current) {
+    auto& counter = ordinal(target) > ordinal(current) ? upgrades_ : downgrades_;
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    level_.store(target, std::memory_order_release);
+  }
+  return target;
+}
+
+double policy_controller::smoothed(double previous, double p) const noexcept {
+  const double a = static_cast<double>(config_.ewma_alpha);
+  return std::isnan(previous) ? p : a * p + (1.0 - a) * previous;
 }
 
 void policy_controller::reset() noexcept {

@@ -25,7 +25,8 @@ enum class observe_error : std::uint8_t { non_finite_pressure };
 
 // Thread safety: `observe` and the getters may run from any number of threads at once; they are
 // lock-free (the EWMA is a compare-and-swap loop, the level another). `reset` and `reconfigure`
-// need exclusive access — the engine calls them between steps, never during one.
+// need exclusive access — the engine calls them between steps, never during one. So does
+// `observe_alone`, which does what `observe` does without the compare-and-swaps.
 class policy_controller {
  public:
   // Throws std::invalid_argument with invalid_policy_message(reason) for an invalid config:
@@ -38,6 +39,10 @@ class policy_controller {
   // Feeds one pressure sample (clamped to [0, 1]) and returns the level after it.
   // A NaN or infinite sample is rejected and leaves every piece of state unchanged.
   expected<precision, observe_error> observe(double pressure) noexcept;
+  // observe() for a caller that is the only one feeding samples (the engine, between steps):
+  // the same state afterwards, written with plain atomic stores instead of the lock-prefixed
+  // compare-and-swaps that concurrent observers need. Getters may still run from other threads.
+  expected<precision, observe_error> observe_alone(double pressure) noexcept;
 
   // Back to the initial state: ewma 0, no samples, no transitions, level = min_level.
   void reset() noexcept;
@@ -60,6 +65,9 @@ class policy_controller {
   precision decide(precision current, double ewma) const noexcept;
 
  private:
+  // The EWMA after `previous` (NaN: no sample yet) and the clamped sample p.
+  double smoothed(double previous, double p) const noexcept;
+
   policy_config config_;
   // NaN (bitwise-compared by compare_exchange) marks "no sample yet": the first observation
   // seeds the EWMA even when two threads race for it.

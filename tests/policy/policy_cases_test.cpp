@@ -1,6 +1,11 @@
 // Every reference case, step by step: same level, EWMA within 1e-12, same validation message.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
 #include "policy/policy_controller.hpp"
 #include "policy_cases.hpp"
 
@@ -57,6 +62,29 @@ TEST(PolicyReference, CountersFollowTransitions) {
     }
     EXPECT_EQ(controller.upgrades(), ups);
     EXPECT_EQ(controller.downgrades(), downs);
+  }
+}
+
+// The engine's single-writer path leaves the same state as observe() after every sample: level,
+// EWMA bit for bit, sample count and both counters (non-finite samples rejected alike).
+TEST(PolicyReference, ObserveAloneMatchesObserveStepByStep) {
+  for (const auto& c : load_policy_cases()) {
+    if (c.error) continue;
+    SCOPED_TRACE(c.name);
+    policy_controller shared(c.config), alone(c.config);
+    std::vector<double> pressures = c.pressures;
+    pressures.insert(pressures.begin() + static_cast<std::ptrdiff_t>(pressures.size() / 2),
+                     std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < pressures.size(); ++i) {
+      const auto a = shared.observe(pressures[i]);
+      const auto b = alone.observe_alone(pressures[i]);
+      ASSERT_EQ(a.has_value(), b.has_value()) << "step " << i;
+      if (a) {
+        ASSERT_EQ(*a, *b) << "step " << i;
+      }
+      ASSERT_EQ(shared.state(), alone.state()) << "step " << i;
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(shared.ewma()), std::bit_cast<std::uint64_t>(alone.ewma()));
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "load/random.hpp"
@@ -136,6 +137,36 @@ TEST(QuantileSketch, TinyValuesAreOffByLessThanMinValue) {
   EXPECT_LT(std::abs(s.quantile(0.5) - 3e-10), quantile_sketch::default_min_value);
   EXPECT_NEAR(s.quantile(0.9), 1e-3, 1e-3 * 0.005);
   EXPECT_EQ(s.quantile(1), 1e-3);  // the last rank is the exact max
+}
+
+// add() finds most buckets without a log (from the ranges of values seen); every value must
+// still land where bucket_of puts it: near bucket edges, in clusters, across clear(), and at
+// both ends of the range, for the default and a coarser accuracy.
+TEST(QuantileSketch, EveryValueLandsInItsBucket) {
+  for (const double accuracy : {quantile_sketch::default_relative_accuracy, 0.02}) {
+    quantile_sketch s(accuracy);
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> exponent(-9.5, 9.5), jitter(-1e-6, 1e-6);
+    std::vector<double> values;
+    for (int i = 0; i < 20000; ++i) values.push_back(std::pow(10.0, exponent(rng)));
+    for (int i = 0; i < 20000; ++i) values.push_back(0.012 * (1 + 0.3 * jitter(rng) * 1e6));
+    const double gamma = (1 + accuracy) / (1 - accuracy);
+    for (int k = -50; k < 50; ++k) {  // edges: m·γ^k and the doubles beside it
+      const double edge = quantile_sketch::default_min_value * std::pow(gamma, 1800 + k);
+      for (const double v : {edge, std::nextafter(edge, 0.0), std::nextafter(edge, 1e300)}) values.push_back(v);
+    }
+    for (const double v : {0.0, 1e-12, quantile_sketch::default_min_value, 1e9, 1e12}) values.push_back(v);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (const double v : values) {
+        const std::size_t b = s.bucket_of(v);
+        const std::uint64_t before = s.bucket_weight(b);
+        s.add(v);
+        ASSERT_EQ(s.bucket_weight(b), before + 1) << v;
+      }
+      s.clear();
+      std::shuffle(values.begin(), values.end(), rng);
+    }
+  }
 }
 
 TEST(QuantileSketch, ClearForgetsEverything) {

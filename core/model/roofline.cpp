@@ -36,6 +36,12 @@ roofline::roofline(roofline_config config) : config_(std::move(config)) {
                              static_cast<double>(m.head_dim);
   activation_bytes_per_token_ = static_cast<double>(m.num_hidden_layers) * dtype *
                                 (8.0 * static_cast<double>(m.hidden_size) + (2.0 * heads_width + 3.0 * mlp_width) / tp);
+  const auto& gpu = config_.gpu;
+  const double eta_c = gpu.compute_efficiency * gpu.sustained_share;
+  gemm_rate_ = eta_c * attainable_gemm_flops(gpu);
+  attention_rate_ = eta_c * attainable_attention_flops(gpu);
+  weight_bandwidth_ = gpu.memory_efficiency * gpu.memory_bandwidth_bytes_per_s;
+  kv_bandwidth_ = gpu.kv_memory_efficiency * gpu.memory_bandwidth_bytes_per_s;
 }
 
 expected<roofline, std::string> make_roofline(roofline_config config) {
@@ -81,6 +87,8 @@ step_time roofline::estimate(const step_work& work) const noexcept {
                           static_cast<double>(work.migration_bytes);
   double dequant_flops = 0;
   for (std::size_t level = 0; level < kv_level_count; ++level) {
+    // A level nobody read adds +0, which changes no sum: most steps read one or two levels.
+    if (work.kv_token_reads_by_level[level] == 0) continue;
     dequant_flops += static_cast<double>(work.kv_token_reads_by_level[level]) *
                      kv_values_per_token_ * config_.dequant_flops_per_value[level];
   }
@@ -96,17 +104,14 @@ step_time roofline::estimate(const step_work& work) const noexcept {
   t.flops = matmul_flops + attention_flops;
   if (t.bytes == 0 && t.flops == 0) return t;  // nothing happened: no step
 
-  const double eta_c = gpu.compute_efficiency * gpu.sustained_share;
-  const double weight_bandwidth = gpu.memory_efficiency * gpu.memory_bandwidth_bytes_per_s;
-  const double kv_bandwidth = gpu.kv_memory_efficiency * gpu.memory_bandwidth_bytes_per_s;
-  const double matmul_compute = matmul_flops / (eta_c * attainable_gemm_flops(gpu));
-  const double attention_compute = attention_flops / (eta_c * attainable_attention_flops(gpu));
-  const double weight_read = weight_bytes / weight_bandwidth, kv_traffic = kv_bytes_per_gpu / kv_bandwidth;
+  const double matmul_compute = matmul_flops / gemm_rate_;
+  const double attention_compute = attention_flops / attention_rate_;
+  const double weight_read = weight_bytes / weight_bandwidth_, kv_traffic = kv_bytes_per_gpu / kv_bandwidth_;
   const double activation_bytes = activation_bytes_per_token_ * tokens;
   t.bytes += activation_bytes;
   t.matmul_s = std::max(matmul_compute, weight_read);
   t.attention_s = std::max(attention_compute, kv_traffic);
-  t.elementwise_s = activation_bytes / weight_bandwidth;
+  t.elementwise_s = activation_bytes / weight_bandwidth_;
   t.compute_s = matmul_compute + attention_compute;
   t.memory_s = weight_read + kv_traffic + t.elementwise_s;
   if (config_.tp > 1) {

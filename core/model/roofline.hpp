@@ -136,6 +136,9 @@ class roofline {
   double kv_values_per_token_ = 0;
   double activation_bytes_per_token_ = 0;  // per GPU: what the non-matmul kernels stream
   double kv_shards_ = 1;
+  // The GPU's rates as estimate() divides by them (the same products, formed once): attainable
+  // GEMM and attention FLOP/s times the efficiencies, weight and KV bandwidth.
+  double gemm_rate_ = 1, attention_rate_ = 1, weight_bandwidth_ = 1, kv_bandwidth_ = 1;
 };
 
 // Checks the GPU (check_gpu_spec), the split (check_tensor_parallel) and the dequant FLOPs

@@ -162,20 +162,20 @@ KVSCOPE_AVX512 void quantize_groups(const q4o_tile& t, const stand_in_permutes& 
       q4o_detail::prefetch_ahead<true>(scales + g0 * 2, ahead * d / 16 * sizeof(fp16_bits), n * 4);
     }
     __m512i h[batch];
-    for (std::size_t b = 0; b < batch; ++b) {
-      const std::size_t g = g0 + b, r = g / per_row, i = g % per_row;
+    for (std::size_t b = 0, r = g0 / per_row, i = g0 % per_row; b < batch; ++b) {  // group g0 + b: (r, i)
       h[b] = b < n ? _mm512_permutexvar_epi16(permutes.of[i], _mm512_loadu_si512(src + r * src_stride + 32 * i))
                    : _mm512_setzero_si512();
+      if (++i == per_row) i = 0, ++r;
     }
     if (back_to_back && n == batch) {
       q4_batch(h, payload + g0 * 16, scales + g0 * 2);
       continue;
     }
     q4_batch(h, codes, pairs);
-    for (std::size_t b = 0; b < n; ++b) {
-      const std::size_t g = g0 + b, r = g / per_row, i = g % per_row;
+    for (std::size_t b = 0, r = g0 / per_row, i = g0 % per_row; b < n; ++b) {
       std::memcpy(payload + r * out_stride / 2 + 16 * i, codes + 16 * b, 16);
       std::memcpy(scales + r * out_stride / 16 + 2 * i, pairs + 2 * b, 2 * sizeof(fp16_bits));
+      if (++i == per_row) i = 0, ++r;
     }
   }
 }

@@ -218,7 +218,7 @@ KVSCOPE_AVX512 void quantize_q3(const q3_tile& t, const fp16_bits* src, std::siz
                                 std::uint8_t* payload, fp16_bits* scales, std::size_t out_stride,
                                 std::uint8_t* side) {
   assert(valid_q3_tile(t) && src_stride % 32 == 0 && out_stride % t.head_dim == 0);
-  const std::uint8_t* channels = q3_simd::write_side_record(t, src, src_stride, side);
+  const std::uint8_t* channels = q3_simd::write_side_record(t, src, src_stride, side, q4o_detail::write_side_header_avx512);
   q3_simd::by_head_dim<quantize_at>(t.head_dim, t, src, src_stride, payload, scales, out_stride, channels);
 }
 

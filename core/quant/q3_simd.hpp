@@ -42,14 +42,17 @@ KVSCOPE_Q3_AVX2_INLINE __m256 row_scales(const float* sums, std::size_t n, fp16_
   return _mm256_andnot_ps(_mm256_cmp_ps(step, _mm256_setzero_ps(), _CMP_EQ_OQ), inv);  // 0 for a zero scale
 }
 
-// A key tile's side record (quant/q3.hpp), with q4o's AVX2 functions; returns the outlier
+// A key tile's side record (quant/q3.hpp), with q4o's functions: `header` writes its head (as
+// q4o_detail::write_side_header_avx2 or _avx512), AVX2 gathers the codes. Returns the outlier
 // channels' indices.
 inline const std::uint8_t* write_side_record(const q3_tile& t, const fp16_bits* src, std::size_t src_stride,
-                                             std::uint8_t* side) {
+                                             std::uint8_t* side,
+                                             void (*header)(const q4o_tile&, const fp16_bits*, std::size_t,
+                                                            std::uint8_t*, float*) noexcept) {
   std::array<float, q4o_max_channels> inv{};
   const std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
   if (t.channels > 0) {
-    q4o_detail::write_side_header_avx2(outlier_tile(t), src, src_stride, side, inv.data());
+    header(outlier_tile(t), src, src_stride, side, inv.data());
     auto* codes = reinterpret_cast<std::int8_t*>(side + t.channels * (sizeof(fp16_bits) + 1));
     for (std::size_t j = 0; j < t.channels; ++j) {
       q4o_detail::outlier_codes_avx2(src, src_stride, t.rows, channels[j], inv[j], codes + j * t.rows);

@@ -119,6 +119,10 @@ void write_side_header_avx2(const q4o_tile& t, const fp16_bits* src, std::size_t
                             std::uint8_t* side, float* inv) noexcept;
 void outlier_codes_avx2(const fp16_bits* src, std::size_t src_stride, std::size_t rows,
                         std::size_t channel, float inv, std::int8_t* codes) noexcept;
+// write_side_header with AVX-512 maxima over the rows (identical bits). Defined in AVX-512 builds
+// only; call only when avx512_q4o_kernels() is set.
+void write_side_header_avx512(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
+                              std::uint8_t* side, float* inv) noexcept;
 // write_side_header_avx2 from the channels' magnitudes (what the pick takes, q4o_max_head_dim
 // of them), for a kernel that gathered them itself.
 void side_header_from_magnitudes_avx2(const q4o_tile& t, const std::uint16_t* magnitude,

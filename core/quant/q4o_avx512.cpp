@@ -26,6 +26,7 @@ namespace q4o_avx512 {
 namespace {
 
 constexpr std::size_t batch = 16;  // groups of one scale computation
+constexpr std::size_t prefetch_rows = 8;  // ahead of the maxima pass within a tile, as q4o_avx2.cpp
 
 // Largest |x| of each channel over the tile's rows, as fp16 bits without sign, 32 channels a
 // register.
@@ -36,6 +37,9 @@ KVSCOPE_AVX512 void channel_magnitudes(const q4o_tile& t, const fp16_bits* src, 
   __m512i m[q4o_max_head_dim / 32];
   for (std::size_t i = 0; i < vectors; ++i) m[i] = _mm512_setzero_si512();
   for (std::size_t r = 0; r < rows; ++r) {
+    if (r + prefetch_rows < rows) {  // as q4o_avx2.cpp's channel_magnitudes
+      q4o_detail::prefetch_ahead(src + r * stride, prefetch_rows * stride * sizeof(fp16_bits), t.head_dim * sizeof(fp16_bits));
+    }
     for (std::size_t i = 0; i < vectors; ++i) {
       m[i] = _mm512_max_epu16(m[i], _mm512_and_si512(_mm512_loadu_si512(src + r * stride + 32 * i), mask));
     }
@@ -185,10 +189,8 @@ KVSCOPE_AVX512 void quantize_q4o(const q4o_tile& t, const fp16_bits* src, std::s
                                  std::uint8_t* side) {
   assert(valid_q4o_tile(t) && src_stride % 32 == 0 && out_stride % 32 == 0);
   const std::size_t k = t.channels;
-  alignas(64) std::array<std::uint16_t, q4o_max_head_dim> magnitude;
-  channel_magnitudes(t, src, src_stride, magnitude.data());
   std::array<float, q4o_max_channels> inv{};
-  q4o_detail::side_header_from_magnitudes_avx2(t, magnitude.data(), side, inv.data());
+  q4o_detail::write_side_header_avx512(t, src, src_stride, side, inv.data());
   const std::uint8_t* channels = side + k * sizeof(fp16_bits);
   auto* codes = reinterpret_cast<std::int8_t*>(side + k * (sizeof(fp16_bits) + 1));
   for (std::size_t j = 0; j < k; ++j) {
@@ -213,6 +215,14 @@ bool cpu_has_avx512() noexcept {
 
 }  // namespace
 }  // namespace q4o_avx512
+
+KVSCOPE_AVX512 void q4o_detail::write_side_header_avx512(const q4o_tile& t, const fp16_bits* src,
+                                                         std::size_t src_stride, std::uint8_t* side,
+                                                         float* inv) noexcept {
+  alignas(64) std::array<std::uint16_t, q4o_max_head_dim> magnitude;
+  q4o_avx512::channel_magnitudes(t, src, src_stride, magnitude.data());
+  side_header_from_magnitudes_avx2(t, magnitude.data(), side, inv);
+}
 
 const q4o_kernel_set* avx512_q4o_kernels() noexcept {
   static const bool supported = q4o_avx512::cpu_has_avx512();

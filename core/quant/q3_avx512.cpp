@@ -177,6 +177,11 @@ KVSCOPE_AVX512 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::s
   const code_places places(table_of(t.codebook));
   alignas(64) float y[batch_rows * D];
   const bool next_tile = src_stride == D;
+  // A value tile's first reads are the rotations', one row at a time: requesting the whole tile
+  // first lets its misses overlap (a key tile's maxima pass has read it already). Those the rows
+  // request 1.5 tiles on still come in time for most tiles; on 128 MiB of values, 0.41-0.44 ns a
+  // value without this, 0.38-0.40 with (a burst for the next tile instead: 0.46-0.48).
+  if (next_tile && t.channels == 0) q4o_detail::prefetch_ahead(src, 0, t.rows * D * sizeof(fp16_bits));
   for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
     const std::size_t n = std::min(batch_rows, t.rows - r0);
     for (std::size_t b = 0; b < n; ++b) {

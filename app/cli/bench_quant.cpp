@@ -187,8 +187,6 @@ void print_quant_results(const quant_options& opt, const kernel_names& kernels, 
                          const std::vector<kernel_result>& results) {
   if (opt.json) {
     nlohmann::ordered_json out;
-    out["kernel_set"] = kernels.levels;
-    if (!kernels.tiles.empty()) out["tile_kernel_sets"] = kernels.tiles;
     out["memcpy_ns_per_elem"] = memcpy_ns;
     out["kernels"] = nlohmann::ordered_json::array();
     for (const auto& r : results) {

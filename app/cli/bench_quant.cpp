@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -176,7 +177,13 @@ kernel_result time_level(const kernel_set& kernels, precision p, const std::vect
   return r;
 }
 
-void print_quant_results(const quant_options& opt, const kernel_set& kernels, double memcpy_ns,
+// The kernel sets that ran: the levels' set, then each tile format's ("q3 avx512"), as the
+// tile formats pick theirs apart (an AVX-512 set where the levels stay AVX2).
+struct kernel_names {
+  std::string levels, tiles;
+};
+
+void print_quant_results(const quant_options& opt, const kernel_names& kernels, double memcpy_ns,
                          const std::vector<kernel_result>& results) {
   if (opt.json) {
     nlohmann::ordered_json out;
@@ -193,8 +200,9 @@ void print_quant_results(const quant_options& opt, const kernel_set& kernels, do
     std::printf("%s\n", out.dump().c_str());
     return;
   }
-  std::printf("kernels %s, %zu MiB of fp16, best of %d, single thread\n",
-              std::string(kernels.name).c_str(), opt.mib, opt.repeats);
+  const std::string tiles = kernels.tiles.empty() ? "" : " (" + kernels.tiles + ")";
+  std::printf("kernels %s%s, %zu MiB of fp16, best of %d, single thread\n", kernels.levels.c_str(),
+              tiles.c_str(), opt.mib, opt.repeats);
   std::printf("memcpy           %.4f ns/elem\n", memcpy_ns);
   std::printf("%-5s %12s %8s %12s %8s %10s\n", "tier", "quant ns/el", "vs cpy", "dequant ns/el",
               "vs cpy", "rel_rmse");
@@ -228,21 +236,27 @@ int run_quant(const quant_options& opt) {
     results.push_back(time_level(*kernels, p, source, payload, scales, opt.repeats));
   }
   const bool scalar = kernels == &scalar_kernels();
+  kernel_names names{std::string(kernels->name), ""};
+  const auto ran = [&](std::string_view format, std::string_view set) {
+    names.tiles += (names.tiles.empty() ? "" : ", ") + std::string(format) + " " + std::string(set);
+  };
   if (opt.q4_format == "q4o") {
     const q4o_tile t{tile_rows, tile_dim, opt.q4o_channels};
     const tile_bytes bytes{t.rows * t.head_dim / 2, t.rows * t.head_dim / 16, q4o_side_bytes(t.rows, t.channels)};
-    results.push_back(time_tiles("q4o", scalar ? scalar_q4o_kernels() : best_q4o_kernels(), t, bytes,
-                                 kv_part::key, elements, opt.repeats));
+    const q4o_kernel_set& q4o = scalar ? scalar_q4o_kernels() : best_q4o_kernels();
+    ran("q4o", q4o.name);
+    results.push_back(time_tiles("q4o", q4o, t, bytes, kv_part::key, elements, opt.repeats));
   }
   if (opt.q3) {
     const q3_kernel_set& q3 = scalar ? scalar_q3_kernels() : best_q3_kernels();
+    ran("q3", q3.name);
     for (const kv_part part : {kv_part::key, kv_part::value}) {
       const q3_tile t{tile_rows, tile_dim, part == kv_part::key ? opt.q4o_channels : 0};
       const tile_bytes bytes{q3_payload_bytes(t.rows * t.head_dim), t.rows, q4o_side_bytes(t.rows, t.channels)};
       results.push_back(time_tiles(part == kv_part::key ? "q3k" : "q3v", q3, t, bytes, part, elements, opt.repeats));
     }
   }
-  print_quant_results(opt, *kernels, memcpy_ns, results);
+  print_quant_results(opt, names, memcpy_ns, results);
   return stdout_exit_status();
 }
 

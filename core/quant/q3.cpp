@@ -50,8 +50,9 @@ const q3_table& table_of(q3_codebook c) noexcept {
 const std::uint32_t* q3_sign_bits() noexcept { return signs.bits.data(); }
 
 const q3_kernel_set& best_q3_kernels() noexcept {
-  static const q3_kernel_set& chosen =
-      avx2_q3_kernels() != nullptr ? *avx2_q3_kernels() : scalar_q3_kernels();
+  static const q3_kernel_set& chosen = avx512_q3_kernels() != nullptr ? *avx512_q3_kernels()
+                                        : avx2_q3_kernels() != nullptr   ? *avx2_q3_kernels()
+                                                                           : scalar_q3_kernels();
   return chosen;
 }
 

@@ -25,8 +25,8 @@
 // ((l1 + l5) + (l3 + l7)), the order of an AVX2 reduction. Dequantize: y' = c[code] * (s / sqrt(n)),
 // x' = D H y' (H H = n I), then the outlier channels' q * d_j.
 //
-// Two implementations, scalar and AVX2, producing identical bits for every finite input (tests
-// check it). Precondition for every kernel: inputs are finite.
+// Three implementations, scalar, AVX2 and AVX-512, producing identical bits for every finite input
+// (tests check it). Precondition for every kernel: inputs are finite.
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -108,6 +108,9 @@ using q3_kernel_set = tile_kernel_set<q3_tile>;
 const q3_kernel_set& scalar_q3_kernels() noexcept;
 // The AVX2+F16C implementation, or nullptr when this CPU or build lacks it.
 const q3_kernel_set* avx2_q3_kernels() noexcept;
+// The AVX-512 implementation (quantize; dequantize is AVX2's), or nullptr when this CPU or build
+// lacks it (as avx512_q4o_kernels).
+const q3_kernel_set* avx512_q3_kernels() noexcept;
 // The fastest set this CPU supports, chosen once on first use.
 const q3_kernel_set& best_q3_kernels() noexcept;
 

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "quant/q3_simd.hpp"
+
 #define KVSCOPE_AVX2 __attribute__((target("avx2,f16c,fma")))
 #define KVSCOPE_AVX2_INLINE __attribute__((target("avx2,f16c,fma"), always_inline)) inline
 
@@ -186,33 +188,6 @@ struct outliers {
   }
 };
 
-// Rows a batch of the row loops: one vector holds their scales, so the division, square root and
-// fp16 rounding of a row's scale run once for 8 rows, off the path of each row's rotation.
-constexpr std::size_t batch_rows = 8;
-
-// A row's sum of squares from its 8 lane sums, in q3_detail::row_scale's order.
-KVSCOPE_AVX2_INLINE float lane_sum(__m256 lanes) {
-  const __m128 t = _mm_add_ps(_mm256_castps256_ps128(lanes), _mm256_extractf128_ps(lanes, 1));
-  const __m128 u = _mm_add_ps(t, _mm_movehl_ps(t, t));  // (l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)
-  return _mm_cvtss_f32(_mm_add_ss(u, _mm_shuffle_ps(u, u, 1)));
-}
-
-// q3_detail::row_scale then inverse_step for a batch's `n` rows, lane b row b (the same
-// operations: F16C rounds as f32_to_fp16 does). Stores the scales, `scale_stride` apart; returns
-// each row's 1 / (s * sqrt(n)).
-template <std::size_t D>
-KVSCOPE_AVX2_INLINE __m256 row_scales(const float* sums, std::size_t n, fp16_bits* scales,
-                                      std::size_t scale_stride) {
-  constexpr auto values = static_cast<float>(q3_rotation_size(D) * D);
-  const __m128i half = _mm256_cvtps_ph(_mm256_sqrt_ps(_mm256_div_ps(_mm256_load_ps(sums), _mm256_set1_ps(values))), 0);
-  alignas(16) fp16_bits h[batch_rows];
-  _mm_store_si128(reinterpret_cast<__m128i*>(h), half);
-  for (std::size_t b = 0; b < n; ++b) scales[b * scale_stride] = h[b];
-  const __m256 step = _mm256_mul_ps(_mm256_cvtph_ps(half), _mm256_set1_ps(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
-  const __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), step);
-  return _mm256_andnot_ps(_mm256_cmp_ps(step, _mm256_setzero_ps(), _CMP_EQ_OQ), inv);  // 0 for a zero scale
-}
-
 // A row's rotation: D x with its outlier channels zeroed, then H, into v; returns its lane sums.
 // Without outliers (`Keep` false: values) the mask is all ones and left out.
 template <std::size_t D, bool Keep>
@@ -245,23 +220,23 @@ KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::siz
   const q3_table& table = table_of(t.codebook);
   __m256 threshold[3];  // the positive ones
   for (int j = 0; j < 3; ++j) threshold[j] = _mm256_set1_ps(table.threshold[4 + j]);
-  alignas(32) float y[batch_rows * D];
+  alignas(32) float y[q3_simd::batch_rows * D];
   const bool next_tile = src_stride == D;
-  for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
-    const std::size_t n = std::min(batch_rows, t.rows - r0);
-    alignas(32) float sums[batch_rows] = {};
+  for (std::size_t r0 = 0; r0 < t.rows; r0 += q3_simd::batch_rows) {
+    const std::size_t n = std::min(q3_simd::batch_rows, t.rows - r0);
+    alignas(32) float sums[q3_simd::batch_rows] = {};
     for (std::size_t b = 0; b < n; ++b) {
       __m256 v[regs];
       const fp16_bits* x = src + (r0 + b) * src_stride;
       // The row 1.5 tiles on, when tiles lie back to back (as q4o_avx2.cpp's quantize_chunk):
       // without, each tile's first reads waited on memory.
       if (next_tile) q4o_detail::prefetch_ahead(x, (t.rows + t.rows / 2) * D * sizeof(fp16_bits), D * 2);
-      sums[b] = lane_sum(t.channels > 0 ? rotate_row<D, true>(x, sign, keep.data(), v)
+      sums[b] = q3_simd::lane_sum(t.channels > 0 ? rotate_row<D, true>(x, sign, keep.data(), v)
                                         : rotate_row<D, false>(x, sign, keep.data(), v));
       for (std::size_t i = 0; i < regs; ++i) _mm256_store_ps(y + b * D + 8 * i, v[i]);
     }
-    alignas(32) float inv[batch_rows];
-    _mm256_store_ps(inv, row_scales<D>(sums, n, scales + r0 * out_stride / D, out_stride / D));
+    alignas(32) float inv[q3_simd::batch_rows];
+    _mm256_store_ps(inv, q3_simd::row_scales<D>(sums, n, scales + r0 * out_stride / D, out_stride / D));
     for (std::size_t b = 0; b < n; ++b) {
       const __m256 step = _mm256_set1_ps(inv[b]);
       std::uint8_t* row = payload + q3_payload_bytes((r0 + b) * out_stride);
@@ -282,7 +257,7 @@ KVSCOPE_AVX2 void quantize_rows(const q3_tile& t, const fp16_bits* src, std::siz
 // q3_detail::decode_step for a batch's `n` rows, lane b row b, with F16C's conversion.
 template <std::size_t D>
 KVSCOPE_AVX2_INLINE __m256 decode_steps(const fp16_bits* scales, std::size_t n, std::size_t scale_stride) {
-  alignas(16) fp16_bits h[batch_rows] = {};
+  alignas(16) fp16_bits h[q3_simd::batch_rows] = {};
   for (std::size_t b = 0; b < n; ++b) h[b] = scales[b * scale_stride];
   const __m256 scale = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
   return _mm256_div_ps(scale, _mm256_set1_ps(std::sqrt(static_cast<float>(q3_rotation_size(D)))));
@@ -303,10 +278,10 @@ KVSCOPE_AVX2 void dequantize_rows(const q3_tile& t, const std::uint8_t* payload,
     const std::size_t bytes = q4o_side_bytes(t.rows, kept.k);
     q4o_detail::prefetch_ahead(side, bytes, bytes);
   }
-  for (std::size_t r0 = 0; r0 < t.rows; r0 += batch_rows) {
-    const std::size_t n = std::min(batch_rows, t.rows - r0);
-    if (next_tile) q4o_detail::prefetch_ahead(scales + r0, t.rows * sizeof(fp16_bits), batch_rows * sizeof(fp16_bits));
-    alignas(32) float steps[batch_rows];
+  for (std::size_t r0 = 0; r0 < t.rows; r0 += q3_simd::batch_rows) {
+    const std::size_t n = std::min(q3_simd::batch_rows, t.rows - r0);
+    if (next_tile) q4o_detail::prefetch_ahead(scales + r0, t.rows * sizeof(fp16_bits), q3_simd::batch_rows * sizeof(fp16_bits));
+    alignas(32) float steps[q3_simd::batch_rows];
     _mm256_store_ps(steps, decode_steps<D>(scales + r0 * in_stride / D, n, in_stride / D));
     for (std::size_t b = 0; b < n; ++b) {
       const std::size_t r = r0 + b;
@@ -330,21 +305,6 @@ KVSCOPE_AVX2 void dequantize_rows(const q3_tile& t, const std::uint8_t* payload,
   }
 }
 
-// Every head_dim the format takes, as a constant.
-template <template <std::size_t> class Rows, class... Args>
-void by_head_dim(std::size_t d, Args... args) {
-  switch (d / 32) {
-    case 1: return Rows<32>::run(args...);
-    case 2: return Rows<64>::run(args...);
-    case 3: return Rows<96>::run(args...);
-    case 4: return Rows<128>::run(args...);
-    case 5: return Rows<160>::run(args...);
-    case 6: return Rows<192>::run(args...);
-    case 7: return Rows<224>::run(args...);
-    default: return Rows<256>::run(args...);
-  }
-}
-
 template <std::size_t D>
 struct quantize_at {
   template <class... Args>
@@ -360,23 +320,15 @@ KVSCOPE_AVX2 void quantize_q3(const q3_tile& t, const fp16_bits* src, std::size_
                               std::uint8_t* payload, fp16_bits* scales, std::size_t out_stride,
                               std::uint8_t* side) {
   assert(valid_q3_tile(t) && src_stride % 32 == 0 && out_stride % t.head_dim == 0);
-  std::array<float, q4o_max_channels> inv{};
-  const std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
-  if (t.channels > 0) {
-    q4o_detail::write_side_header_avx2(outlier_tile(t), src, src_stride, side, inv.data());
-    auto* codes = reinterpret_cast<std::int8_t*>(side + t.channels * (sizeof(fp16_bits) + 1));
-    for (std::size_t j = 0; j < t.channels; ++j) {
-      q4o_detail::outlier_codes_avx2(src, src_stride, t.rows, channels[j], inv[j], codes + j * t.rows);
-    }
-  }
-  by_head_dim<quantize_at>(t.head_dim, t, src, src_stride, payload, scales, out_stride, channels);
+  const std::uint8_t* channels = q3_simd::write_side_record(t, src, src_stride, side, q4o_detail::write_side_header_avx2);
+  q3_simd::by_head_dim<quantize_at>(t.head_dim, t, src, src_stride, payload, scales, out_stride, channels);
 }
 
 KVSCOPE_AVX2 void dequantize_q3(const q3_tile& t, const std::uint8_t* payload,
                                 const fp16_bits* scales, std::size_t in_stride,
                                 const std::uint8_t* side, float* dst, std::size_t dst_stride) {
   assert(valid_q3_tile(t) && in_stride % t.head_dim == 0);
-  by_head_dim<dequantize_at>(t.head_dim, t, payload, scales, in_stride, side, dst, dst_stride);
+  q3_simd::by_head_dim<dequantize_at>(t.head_dim, t, payload, scales, in_stride, side, dst, dst_stride);
 }
 
 constexpr q3_kernel_set avx2_set{"avx2", quantize_q3, dequantize_q3};

@@ -16,8 +16,9 @@ std::optional<q4_format> parse_q4_format(std::string_view text) noexcept {
 }
 
 const q4o_kernel_set& best_q4o_kernels() noexcept {
-  static const q4o_kernel_set& chosen =
-      avx2_q4o_kernels() != nullptr ? *avx2_q4o_kernels() : scalar_q4o_kernels();
+  static const q4o_kernel_set& chosen = avx512_q4o_kernels() != nullptr ? *avx512_q4o_kernels()
+                                        : avx2_q4o_kernels() != nullptr   ? *avx2_q4o_kernels()
+                                                                           : scalar_q4o_kernels();
   return chosen;
 }
 

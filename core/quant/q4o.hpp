@@ -16,8 +16,8 @@
 // Values (V) use plain q4. Channel pick: the k largest max |x| over the tile's rows, compared as
 // fp16 magnitudes; ties go to the lower channel. Rounding as q8 (quant/kernels.hpp).
 //
-// Two implementations, scalar and AVX2, producing identical bits for every finite input (tests
-// check it). Precondition for every kernel: inputs are finite.
+// Three implementations, scalar, AVX2 and AVX-512, producing identical bits for every finite input
+// (tests check it). Precondition for every kernel: inputs are finite.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -78,6 +78,9 @@ using q4o_kernel_set = tile_kernel_set<q4o_tile>;
 const q4o_kernel_set& scalar_q4o_kernels() noexcept;
 // The AVX2+F16C implementation, or nullptr when this CPU or build lacks it.
 const q4o_kernel_set* avx2_q4o_kernels() noexcept;
+// The AVX-512 implementation (F, BW, DQ, VL and VBMI, with AVX2), or nullptr when this CPU or
+// build lacks it.
+const q4o_kernel_set* avx512_q4o_kernels() noexcept;
 // The fastest set this CPU supports, chosen once on first use.
 const q4o_kernel_set& best_q4o_kernels() noexcept;
 
@@ -116,6 +119,14 @@ void write_side_header_avx2(const q4o_tile& t, const fp16_bits* src, std::size_t
                             std::uint8_t* side, float* inv) noexcept;
 void outlier_codes_avx2(const fp16_bits* src, std::size_t src_stride, std::size_t rows,
                         std::size_t channel, float inv, std::int8_t* codes) noexcept;
+// write_side_header with AVX-512 maxima over the rows (identical bits). Defined in AVX-512 builds
+// only; call only when avx512_q4o_kernels() is set.
+void write_side_header_avx512(const q4o_tile& t, const fp16_bits* src, std::size_t src_stride,
+                              std::uint8_t* side, float* inv) noexcept;
+// write_side_header_avx2 from the channels' magnitudes (what the pick takes, q4o_max_head_dim
+// of them), for a kernel that gathered them itself.
+void side_header_from_magnitudes_avx2(const q4o_tile& t, const std::uint16_t* magnitude,
+                                      std::uint8_t* side, float* inv) noexcept;
 // Requests `bytes` from `ahead` bytes past `at` into the cache; never faults, wherever that is
 // (an integer address: past the tile, pointer arithmetic would be undefined). Inline: a call
 // from the AVX2 row loops made them save and restore their vector registers around it. With

@@ -106,23 +106,7 @@ KVSCOPE_AVX2 void side_header(const q4o_tile& t, const fp16_bits* src, std::size
                               std::uint8_t* side, float* inv, fp16_bits* copy, std::size_t copy_rows) {
   alignas(32) std::array<std::uint16_t, q4o_max_head_dim> magnitude;
   channel_magnitudes(t, src, src_stride, magnitude.data(), copy, copy_rows);
-  std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
-  pick_channels_avx2(magnitude.data(), t.head_dim, t.channels, channels);
-  // The same operations as q4o.cpp, 8 channels a vector (F16C rounds as f32_to_fp16 does).
-  for (std::size_t j0 = 0; j0 < t.channels; j0 += 8) {
-    const std::size_t n = std::min<std::size_t>(8, t.channels - j0);
-    alignas(16) fp16_bits h[8] = {};
-    for (std::size_t j = 0; j < n; ++j) h[j] = magnitude[channels[j0 + j]];
-    const __m256 amax = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
-    const __m128i d16 = _mm256_cvtps_ph(_mm256_div_ps(amax, _mm256_set1_ps(127.0f)), 0);
-    const __m256 dj = _mm256_cvtph_ps(d16);
-    const __m256 nonzero = _mm256_cmp_ps(dj, _mm256_setzero_ps(), _CMP_NEQ_OQ);
-    alignas(32) float v[8];
-    _mm256_store_ps(v, _mm256_and_ps(_mm256_div_ps(_mm256_set1_ps(1.0f), dj), nonzero));
-    _mm_store_si128(reinterpret_cast<__m128i*>(h), d16);
-    std::memcpy(inv + j0, v, n * sizeof(float));
-    std::memcpy(side + j0 * sizeof(fp16_bits), h, n * sizeof(fp16_bits));
-  }
+  q4o_detail::side_header_from_magnitudes_avx2(t, magnitude.data(), side, inv);
 }
 
 // Rows a q4 call. Before each, rows 1.5 tiles on are requested (when tiles lie back to back: a
@@ -223,6 +207,29 @@ constexpr q4o_kernel_set avx2_set{"avx2", quantize_q4o, dequantize_q4o};
 }  // namespace
 
 namespace q4o_detail {
+
+// The channels and their scales, as q4o.cpp computes them from the same magnitudes, 8 channels a
+// vector (F16C rounds as f32_to_fp16 does).
+KVSCOPE_AVX2 void side_header_from_magnitudes_avx2(const q4o_tile& t, const std::uint16_t* magnitude,
+                                                   std::uint8_t* side, float* inv) noexcept {
+  std::uint8_t* channels = side + t.channels * sizeof(fp16_bits);
+  pick_channels_avx2(magnitude, t.head_dim, t.channels, channels);
+  for (std::size_t j0 = 0; j0 < t.channels; j0 += 8) {
+    const std::size_t n = std::min<std::size_t>(8, t.channels - j0);
+    alignas(16) fp16_bits h[8] = {};
+    for (std::size_t j = 0; j < n; ++j) h[j] = magnitude[channels[j0 + j]];
+    const __m256 amax = _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
+    const __m128i d16 = _mm256_cvtps_ph(_mm256_div_ps(amax, _mm256_set1_ps(127.0f)), 0);
+    const __m256 dj = _mm256_cvtph_ps(d16);
+    const __m256 nonzero = _mm256_cmp_ps(dj, _mm256_setzero_ps(), _CMP_NEQ_OQ);
+    alignas(32) float v[8];
+    _mm256_store_ps(v, _mm256_and_ps(_mm256_div_ps(_mm256_set1_ps(1.0f), dj), nonzero));
+    _mm_store_si128(reinterpret_cast<__m128i*>(h), d16);
+    std::memcpy(inv + j0, v, n * sizeof(float));
+    std::memcpy(side + j0 * sizeof(fp16_bits), h, n * sizeof(fp16_bits));
+  }
+}
+
 
 KVSCOPE_AVX2 void write_side_header_avx2(const q4o_tile& t, const fp16_bits* src,
                                          std::size_t src_stride, std::uint8_t* side,

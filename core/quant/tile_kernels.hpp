@@ -23,7 +23,7 @@ struct tile_kernel_set {
                                  std::size_t in_stride, const std::uint8_t* side, float* dst,
                                  std::size_t dst_stride);
 
-  std::string_view name;  // "scalar" or "avx2"
+  std::string_view name;  // "scalar", "avx2" or "avx512"
   quantize_fn quantize;
   dequantize_fn dequantize;
 };

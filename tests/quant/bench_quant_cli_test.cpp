@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "quant/q3.hpp"
+#include "quant/q4o.hpp"
 
 namespace kvscope {
 namespace {
@@ -77,6 +79,17 @@ TEST(BenchQuantCli, TextOutputAndScalarKernels) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("kernels scalar"), std::string::npos);
   EXPECT_NE(r.out.find("q4"), std::string::npos);
+}
+
+// The tile formats pick their kernel sets apart from the levels' (an AVX-512 one where the levels
+// stay AVX2): the header names each.
+TEST(BenchQuantCli, NamesTheTileKernelSets) {
+  const auto r = run_process({cli_path(), "bench", "quant", "--mib", "1", "--repeat", "1", "--q4-format", "q4o",
+                              "--q3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string expected = "(q4o " + std::string(best_q4o_kernels().name) + ", q3 " +
+                               std::string(best_q3_kernels().name) + ")";
+  EXPECT_NE(r.out.find(expected), std::string::npos) << r.out;
 }
 
 TEST(BenchQuantCli, BadUsageExitsTwo) {

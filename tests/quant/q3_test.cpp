@@ -46,9 +46,7 @@ double relative_error(const std::vector<fp16_bits>& src, const std::vector<float
 // 192 and 224; the AVX2 quantizer packs groups two at a time, the last alone when their number
 // is odd), odd row counts, both codebooks, every data kind, contiguous rows and rows inside
 // wider ones.
-TEST(Q3, Avx2MatchesScalarBitForBit) {
-  const q3_kernel_set* avx2 = avx2_q3_kernels();
-  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
+void expect_matches_scalar(const q3_kernel_set& simd) {
   unsigned seed = 1;
   for (std::size_t head_dim : {32, 64, 96, 128, 160, 192, 224, 256}) {
     for (std::size_t rows : {1, 3, 16, 17, 40}) {
@@ -59,7 +57,7 @@ TEST(Q3, Avx2MatchesScalarBitForBit) {
             for (std::size_t stride : {head_dim, 3 * head_dim}) {
               const auto src = make_test_tile(rows, head_dim, stride, kind, ++seed);
               const stored_tile a = store(scalar_q3_kernels(), t, src, stride, stride);
-              const stored_tile b = store(*avx2, t, src, stride, stride);
+              const stored_tile b = store(simd, t, src, stride, stride);
               const auto where = [&] {
                 return ::testing::Message() << head_dim << " " << rows << " k " << k << " " << tag(cb)
                                             << " kind " << kind << " stride " << stride;
@@ -69,7 +67,7 @@ TEST(Q3, Avx2MatchesScalarBitForBit) {
               ASSERT_EQ(a.side, b.side) << where();
               for (std::size_t dst_stride : {head_dim, head_dim + 4}) {
                 const auto x = load(scalar_q3_kernels(), t, a, stride, dst_stride);
-                const auto y = load(*avx2, t, a, stride, dst_stride);
+                const auto y = load(simd, t, a, stride, dst_stride);
                 for (std::size_t i = 0; i < x.size(); ++i) {
                   ASSERT_EQ(std::bit_cast<std::uint32_t>(x[i]), std::bit_cast<std::uint32_t>(y[i]))
                       << "value " << i << ", " << where();
@@ -83,13 +81,24 @@ TEST(Q3, Avx2MatchesScalarBitForBit) {
   }
 }
 
+TEST(Q3, Avx2MatchesScalarBitForBit) {
+  const q3_kernel_set* avx2 = avx2_q3_kernels();
+  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
+  expect_matches_scalar(*avx2);
+}
+
+TEST(Q3, Avx512MatchesScalarBitForBit) {
+  const q3_kernel_set* avx512 = avx512_q3_kernels();
+  if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512 F, BW, DQ, VL and VBMI on this CPU";
+  expect_matches_scalar(*avx512);
+}
+
 // A row whose sum of squares, were its multiplies and adds fused, would round the scale one fp16
 // step lower (0x3bbc): found by search, about 1 row in 40,000 of these. The AVX2 kernel still
 // matches the scalar one only if the kernels build with -ffp-contract=off, which the random
 // rows above are too few to show.
 TEST(Q3, SumOfSquaresIsNotFused) {
-  const q3_kernel_set* avx2 = avx2_q3_kernels();
-  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
+  if (avx2_q3_kernels() == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
   std::mt19937 rng(1);  // raw mt19937 draws: the same on every standard library
   rng.discard(151433ull * 128);
   std::vector<fp16_bits> row(128);
@@ -99,10 +108,13 @@ TEST(Q3, SumOfSquaresIsNotFused) {
   }
   const q3_tile t{1, 128, 0};
   const stored_tile a = store(scalar_q3_kernels(), t, row, 128, 128);
-  const stored_tile b = store(*avx2, t, row, 128, 128);
   EXPECT_EQ(a.scales[0], 0x3bbd);
-  EXPECT_EQ(b.scales, a.scales);
-  EXPECT_EQ(b.payload, a.payload);
+  for (const q3_kernel_set* simd : {avx2_q3_kernels(), avx512_q3_kernels()}) {
+    if (simd == nullptr) continue;
+    const stored_tile b = store(*simd, t, row, 128, 128);
+    EXPECT_EQ(b.scales, a.scales) << simd->name;
+    EXPECT_EQ(b.payload, a.payload) << simd->name;
+  }
 }
 
 // Gaussian rows: the rotation keeps them Gaussian, so the error is the codebook's, sqrt(0.0345)
@@ -157,7 +169,7 @@ TEST(Q3, ZerosStayZero) {
   for (std::size_t k : {0, 4}) {
     const q3_tile t{16, 64, k};
     const std::vector<fp16_bits> zeros(16 * 64, 0);
-    for (const q3_kernel_set* ks : {&scalar_q3_kernels(), avx2_q3_kernels()}) {
+    for (const q3_kernel_set* ks : {&scalar_q3_kernels(), avx2_q3_kernels(), avx512_q3_kernels()}) {
       if (ks == nullptr) continue;
       const stored_tile s = store(*ks, t, zeros, 64, 64);
       for (fp16_bits h : std::vector<fp16_bits>(s.scales.begin(), s.scales.end() - 1)) EXPECT_EQ(h, 0);
@@ -172,7 +184,7 @@ TEST(Q3, ConstantCodesDecodeToOneChannel) {
   const q3_tile t{1, 32, 0};
   std::vector<std::uint8_t> payload(12, 0xFF);
   const fp16_bits scale = f32_to_fp16(0.5f);
-  for (const q3_kernel_set* ks : {&scalar_q3_kernels(), avx2_q3_kernels()}) {
+  for (const q3_kernel_set* ks : {&scalar_q3_kernels(), avx2_q3_kernels(), avx512_q3_kernels()}) {
     if (ks == nullptr) continue;
     std::vector<float> out(32, -1.0f);
     ks->dequantize(t, payload.data(), &scale, 32, nullptr, out.data(), 32);

@@ -29,9 +29,7 @@ std::vector<float> load(const q4o_kernel_set& k, const q4o_tile& t, const stored
   return load_tile(k, t, s, in_stride, dst_stride);
 }
 
-TEST(Q4o, Avx2MatchesScalarBitForBit) {
-  const q4o_kernel_set* avx2 = avx2_q4o_kernels();
-  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
+void expect_matches_scalar(const q4o_kernel_set& simd) {
   unsigned seed = 1;
   for (std::size_t head_dim : {32, 64, 128, 256}) {
     for (std::size_t rows : {1, 3, 8, 16, 17, 40, 70}) {
@@ -42,13 +40,13 @@ TEST(Q4o, Avx2MatchesScalarBitForBit) {
           for (std::size_t stride : {head_dim, head_dim + 96}) {
             const auto src = make_tile(t, stride, kind, ++seed);
             const stored_tile a = store(scalar_q4o_kernels(), t, src, stride, stride);
-            const stored_tile b = store(*avx2, t, src, stride, stride);
+            const stored_tile b = store(simd, t, src, stride, stride);
             ASSERT_EQ(a.payload, b.payload) << head_dim << " " << rows << " " << k << " kind " << kind;
             ASSERT_EQ(a.scales, b.scales) << head_dim << " " << rows << " " << k << " kind " << kind;
             ASSERT_EQ(a.side, b.side) << head_dim << " " << rows << " " << k << " kind " << kind;
             for (std::size_t dst_stride : {head_dim, head_dim + 4}) {
               const auto x = load(scalar_q4o_kernels(), t, a, stride, dst_stride);
-              const auto y = load(*avx2, t, a, stride, dst_stride);
+              const auto y = load(simd, t, a, stride, dst_stride);
               for (std::size_t i = 0; i < x.size(); ++i) {
                 ASSERT_EQ(std::bit_cast<std::uint32_t>(x[i]), std::bit_cast<std::uint32_t>(y[i]))
                     << "value " << i << ", " << head_dim << " " << rows << " " << k << " kind " << kind;
@@ -61,6 +59,18 @@ TEST(Q4o, Avx2MatchesScalarBitForBit) {
   }
 }
 
+TEST(Q4o, Avx2MatchesScalarBitForBit) {
+  const q4o_kernel_set* avx2 = avx2_q4o_kernels();
+  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2+F16C+FMA on this CPU";
+  expect_matches_scalar(*avx2);
+}
+
+TEST(Q4o, Avx512MatchesScalarBitForBit) {
+  const q4o_kernel_set* avx512 = avx512_q4o_kernels();
+  if (avx512 == nullptr) GTEST_SKIP() << "no AVX-512 F, BW, DQ, VL and VBMI on this CPU";
+  expect_matches_scalar(*avx512);
+}
+
 // Without outlier channels q4o stores exactly what q4 stores, row by row.
 TEST(Q4o, NoChannelsIsQ4) {
   const q4o_tile t{16, 128, 0};
@@ -68,7 +78,7 @@ TEST(Q4o, NoChannelsIsQ4) {
   std::vector<std::uint8_t> payload(16 * 64);
   std::vector<fp16_bits> scales(16 * 8);
   quantize(precision::q4, src.data(), 16 * 4, payload.data(), scales.data());
-  for (const q4o_kernel_set* k : {&scalar_q4o_kernels(), avx2_q4o_kernels()}) {
+  for (const q4o_kernel_set* k : {&scalar_q4o_kernels(), avx2_q4o_kernels(), avx512_q4o_kernels()}) {
     if (k == nullptr) continue;
     const stored_tile s = store(*k, t, src, 128, 128);
     EXPECT_TRUE(std::equal(payload.begin(), payload.end(), s.payload.begin())) << k->name;
@@ -116,7 +126,7 @@ TEST(Q4o, RoundTripKeepsOutlierChannels) {
 TEST(Q4o, ZerosStayZero) {
   const q4o_tile t{16, 64, 4};
   const std::vector<fp16_bits> zeros(16 * 64, 0);
-  for (const q4o_kernel_set* k : {&scalar_q4o_kernels(), avx2_q4o_kernels()}) {
+  for (const q4o_kernel_set* k : {&scalar_q4o_kernels(), avx2_q4o_kernels(), avx512_q4o_kernels()}) {
     if (k == nullptr) continue;
     const stored_tile s = store(*k, t, zeros, 64, 64);
     for (float v : load(*k, t, s, 64, 64)) EXPECT_EQ(v, 0.0f) << k->name;

@@ -44,6 +44,7 @@ run_summary summarize(const engine& e, std::string load, double wall_seconds) {
   s.gpu = e.setup().gpu ? e.setup().gpu->name : "";
   s.timing = e.setup().timing ? "roofline" : "linear";
   s.tensor_parallel = e.options().tensor_parallel;
+  s.vllm_v0 = e.options().vllm_engine == vllm_engine_kind::v0;
   s.slo = e.options().slo;
   if (e.options().q4_storage != q4_format::q4) {
     const tier_layout& q4 = e.cache().pool().layout(precision::q4);

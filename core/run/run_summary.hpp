@@ -46,6 +46,7 @@ struct run_summary {
   std::string gpu;     // "" without one
   std::string timing;  // "linear" or "roofline"
   std::uint32_t tensor_parallel = 1;
+  bool vllm_v0 = false;  // the host overheads of vLLM's V0 engine (--vllm-engine v0)
   std::string slo;     // as given; "" for none (then goodput = request throughput)
   // How --budget auto chose the budget ("" when it was given): usable memory, weights, reserve.
   std::string budget_note;

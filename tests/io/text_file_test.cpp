@@ -60,5 +60,26 @@ TEST(SummaryText, TensorParallelRooflineSaysItIsOptimistic) {
   EXPECT_EQ(summary_json(s).find("timing_caveat"), std::string::npos);
 }
 
+// vLLM 0.6's V0 sends tokens a step late, which the engine does not model: a V0 roofline run
+// says so, with or without a calibration, after the tensor-parallel clause when both apply.
+TEST(SummaryText, V0RooflineSaysTokensMayArriveAStepLater) {
+  run_summary s;
+  s.gpu = "a100-80g";
+  s.timing = "roofline";
+  const std::string caveat = "vLLM V0: from 0.6.0 a server sends each step's tokens during the next step";
+  EXPECT_EQ(summary_text(s).find(caveat), std::string::npos);  // V1
+  s.vllm_v0 = true;
+  EXPECT_NE(summary_text(s).find(caveat), std::string::npos);
+  calibration c;
+  EXPECT_NE(summary_text(s, &c).find(caveat), std::string::npos);
+  EXPECT_NE(summary_json(s).find("\"timing_caveat\": \"" + caveat), std::string::npos);
+  s.tensor_parallel = 2;
+  const std::string both = summary_json(s);
+  EXPECT_NE(both.find("\"timing_caveat\": \"tensor parallel: "), std::string::npos);
+  EXPECT_NE(both.find("; " + caveat), std::string::npos);
+  s.timing = "linear";
+  EXPECT_EQ(summary_json(s).find("timing_caveat"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kvscope

@@ -52,8 +52,10 @@ class quantile_sketch {
 
  private:
   // bucket_of(value), mostly without its log: a value between two values already seen in a
-  // bucket is in it (bucket_of is monotone), and a cheap estimate of the log says which bucket
-  // or its neighbours to try. Only a value outside every range tried takes the log.
+  // bucket is in it (bucket_of is monotone as far as libm's log is: glibc's is within an ulp of
+  // the exact one, and whatever it does the ranges are the same for the same adds, so results
+  // stay deterministic), and a cheap estimate of the log says which bucket or its neighbours to
+  // try. Only a value outside every range tried takes the log.
   std::size_t locate(double value) noexcept;
   // The reported value of the value with 0-based rank `rank` in sorted order, and of the next.
   void values_at(std::uint64_t rank, double& at, double& next) const noexcept;

@@ -53,9 +53,14 @@ using kvscope::app::run_from_arguments;
 using kvscope::app::usage_error;
 
 bool display_available() {
-  const char* platform = std::getenv("QT_QPA_PLATFORM");
-  if (platform && *platform) return true;  // offscreen, xcb, wayland… chosen explicitly
-  return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+  // Set but empty counts as unset, as Qt's platform plugins read it: an empty DISPLAY made Qt
+  // abort with "could not connect to display" instead of the headless summary.
+  const auto set = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0';
+  };
+  if (set("QT_QPA_PLATFORM")) return true;  // offscreen, xcb, wayland… chosen explicitly
+  return set("DISPLAY") || set("WAYLAND_DISPLAY");
 }
 
 bool has_argument(int argc, char** argv, const char* name) {

@@ -82,5 +82,15 @@ TEST(Headless, WithoutADisplayTheEngineRunsAndPrintsItsSummary) {
   EXPECT_NE(r.out.find("-> q4"), std::string::npos) << r.out;
 }
 
+// Set but empty is no display too (a shell's `DISPLAY= kvscope`): the summary, not Qt's abort.
+TEST(Headless, AnEmptyDisplayVariableIsNoDisplay) {
+  const auto r = run_process({"/usr/bin/env", "QT_QPA_PLATFORM=", "DISPLAY=", "WAYLAND_DISPLAY=",
+                              KVSCOPE_GUI_PATH, "--load", smallLoad, "--model", "tiny", "--budget",
+                              "4MiB", "--payload", "accounting"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("no display"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("requests        120 total, 120 finished"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace kvscope::test
